@@ -1,0 +1,7 @@
+// Shim over Debian's liblapacke-dev. `lapack_int` is a macro in lapacke.h, which Swift
+// cannot import; re-export it as a typedef so Swift sees a type.
+#ifndef WORLDTRACK_CLAPACKE_SHIM_H
+#define WORLDTRACK_CLAPACKE_SHIM_H
+#include <lapacke.h>
+typedef lapack_int wt_lapack_int;
+#endif

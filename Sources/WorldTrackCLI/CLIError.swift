@@ -1,0 +1,26 @@
+import ArgumentParser
+
+/// Errors the command line reports to the user. Each carries a message and an exit code:
+/// 2 for bad input (the user's data or arguments), 1 for a failure of the run.
+public enum CLIError: Error, CustomStringConvertible {
+    /// The user's input (dataset, file, argument) is unusable; exit code 2.
+    case badInput(String)
+    /// The run itself failed; exit code 1.
+    case failure(String)
+    /// The subcommand exists but is not built yet; exit code 1.
+    case notImplemented(String)
+
+    public var description: String {
+        switch self {
+        case .badInput(let m), .failure(let m): return m
+        case .notImplemented(let what): return "\(what) is not implemented yet"
+        }
+    }
+    /// The process exit code for this error.
+    public var exitCode: Int32 {
+        switch self {
+        case .badInput: return 2
+        case .failure, .notImplemented: return 1
+        }
+    }
+}
