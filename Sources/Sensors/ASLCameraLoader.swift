@@ -75,15 +75,16 @@ enum ASLCameraLoader {
     /// Checks each image's PNG structure and that its size is the `sensor.yaml` resolution.
     static func checkImages(_ frames: [CameraFrameRef], calibration: CameraCalibration, yamlPath: String, log: inout ProblemLog) {
         let w = calibration.model.width, h = calibration.model.height
+        let folder = frames.first.map { ($0.path as NSString).deletingLastPathComponent } ?? ""
         for frame in frames {
             do {
                 let header = try PNGHeader.read(path: frame.path)
                 if header.width != w || header.height != h {
-                    log.capped("images of the wrong size", DatasetProblem(.fatal, file: frame.path,
+                    log.capped("images of the wrong size", group: folder, DatasetProblem(.fatal, file: frame.path,
                         message: "image is \(header.width)×\(header.height) but \(yamlPath) says resolution [\(w), \(h)]"))
                 }
             } catch {
-                log.capped("corrupt images", DatasetProblem(.fatal, file: frame.path, message: "\(error)"))
+                log.capped("corrupt images", group: folder, DatasetProblem(.fatal, file: frame.path, message: "\(error)"))
             }
         }
     }

@@ -84,9 +84,10 @@ struct ProblemLog {
         add(DatasetProblem(.warning, file: file, line: line, message: message))
     }
 
-    /// Adds a problem of kind `kind` unless `maxPerKind` of that kind in that file are listed already.
-    mutating func capped(_ kind: String, _ problem: DatasetProblem) {
-        let key = problem.file + "\u{0}" + kind
+    /// Adds a problem of kind `kind` unless `maxPerKind` of that kind in `group` (default: the
+    /// problem's file; a folder for per-image problems) are listed already.
+    mutating func capped(_ kind: String, group: String? = nil, _ problem: DatasetProblem) {
+        let key = (group ?? problem.file) + "\u{0}" + kind
         let n = counts[key]?.count ?? 0
         counts[key] = (n + 1, problem.severity)
         if n < maxPerKind { add(problem) }
