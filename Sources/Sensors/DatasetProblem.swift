@@ -1,3 +1,5 @@
+import Foundation
+
 /// One problem found while loading or validating a dataset, naming the file (and line) it is in.
 ///
 /// Fatal problems make the dataset unusable (`ASLDataset.init` throws a `DatasetError` carrying them);
@@ -35,8 +37,8 @@ public struct DatasetProblem: Equatable, Sendable, Codable, CustomStringConverti
 /// The error `ASLDataset.init` throws when the dataset has at least one fatal problem.
 ///
 /// Carries every problem found (fatal ones and warnings), so a caller can show them all.
-public struct DatasetError: Error, Equatable, Sendable, CustomStringConvertible {
-    /// The dataset's root folder.
+public struct DatasetError: Error, LocalizedError, Equatable, Sendable, CustomStringConvertible {
+    /// The dataset's root folder (or, for `SensorYAML`, the file that was read).
     public var path: String
     /// Every problem found, fatal ones first.
     public var problems: [DatasetProblem]
@@ -62,6 +64,9 @@ public struct DatasetError: Error, Equatable, Sendable, CustomStringConvertible 
         if fatal.count == 1 { return first.description }
         return ([first.description] + fatal.dropFirst().map { "  \($0.description)" }).joined(separator: "\n")
     }
+
+    /// The same as `description`, for `localizedDescription`.
+    public var errorDescription: String? { description }
 }
 
 /// Collects problems while a loader runs, capping repeats of one kind per file so a broken

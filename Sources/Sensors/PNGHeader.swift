@@ -11,6 +11,11 @@ public struct PNGHeader: Equatable, Sendable {
     /// PNG colour type: 0 gray, 2 RGB, 3 palette, 4 gray + alpha, 6 RGBA.
     public var colorType: Int
 
+    /// A header with these values.
+    public init(width: Int, height: Int, bitDepth: Int, colorType: Int) {
+        self.width = width; self.height = height; self.bitDepth = bitDepth; self.colorType = colorType
+    }
+
     /// The 8-byte PNG signature.
     public static let signature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
 

@@ -67,6 +67,7 @@ public struct SensorEventSequence: Sequence, Sendable {
     /// Number of events (IMU samples plus frame events).
     public var count: Int { imu.count + frameEvents.count }
 
+    /// An iterator from the first event.
     public func makeIterator() -> Iterator { Iterator(imu: imu, frames: frameEvents) }
 
     /// Walks the two time-ordered lists, taking the earlier head each step.
@@ -77,6 +78,7 @@ public struct SensorEventSequence: Sequence, Sendable {
 
         init(imu: [ImuSample], frames: [SensorEvent]) { self.imu = imu; self.frames = frames }
 
+        /// The next event in time order, `nil` after the last.
         public mutating func next() -> SensorEvent? {
             if i < imu.count, f >= frames.count || imu[i].t_ns <= frames[f].t_ns {
                 defer { i += 1 }
