@@ -3,7 +3,7 @@ import Foundation
 extension SO3 {
     /// Coefficients `a = (1 − cos θ)/θ²`, `b = (θ − sin θ)/θ³` shared by the left and right Jacobians,
     /// from `θ² = |phi|²`. Taylor series below θ = 1e-3 (truncation error < θ⁶/40320 ≈ 1e-23).
-    @usableFromInline static func jacobianCoefficients(_ theta2: Double) -> (a: Double, b: Double) {
+    static func jacobianCoefficients(_ theta2: Double) -> (a: Double, b: Double) {
         if theta2 < 1e-6 {
             return (0.5 - theta2 / 24 + theta2 * theta2 / 720, 1.0 / 6 - theta2 / 120 + theta2 * theta2 / 5040)
         }
@@ -15,7 +15,7 @@ extension SO3 {
 
     /// The coefficient `c = 1/θ² − (1 + cos θ)/(2 θ sin θ)` of `[phi]×²` in both inverse Jacobians
     /// (series below θ = 1e-3; valid for θ < 2π).
-    @usableFromInline static func inverseJacobianCoefficient(_ theta2: Double) -> Double {
+    static func inverseJacobianCoefficient(_ theta2: Double) -> Double {
         if theta2 < 1e-6 { return 1.0 / 12 + theta2 / 720 + theta2 * theta2 / 30240 }
         let theta = theta2.squareRoot()
         // (1 + cos θ)/(2 sin θ) = cot(θ/2)/2, which stays finite at θ = π.
