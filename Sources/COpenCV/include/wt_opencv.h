@@ -66,6 +66,11 @@ wt_status wt_decode_file(const char *path, int32_t channels,
 wt_status wt_encode_png(const uint8_t *pixels, int32_t width, int32_t height, int32_t channels,
                         uint8_t **out_bytes, size_t *out_size);
 
+/** Encodes 8-bit pixels (channels 1 or 3) as baseline JPEG with `quality` 1...100 (lossy).
+ *  *out_bytes (release with wt_free) holds *out_size bytes. */
+wt_status wt_encode_jpeg(const uint8_t *pixels, int32_t width, int32_t height, int32_t channels,
+                         int32_t quality, uint8_t **out_bytes, size_t *out_size);
+
 /** Encodes as PNG and writes the file (replacing it); WT_ERR_IO when it cannot be written. */
 wt_status wt_write_png(const char *path, const uint8_t *pixels, int32_t width, int32_t height,
                        int32_t channels);
