@@ -64,7 +64,8 @@ public struct RelativeErrorSegment: Equatable, Sendable {
 ///
 /// Travelled distance is accumulated along the associated ground-truth positions. For each start pose i
 /// and length L the end pose j is the one whose travelled distance is closest to `d_i + L`, used only when
-/// within 20 % of L (rpg's `max_dist_diff`). The error of the pair is
+/// within 20 % of L (rpg's `max_dist_diff`), and only when the path goes on to at least `d_i + L` (unlike
+/// rpg, a shorter tail is not counted as a segment of length L). The error of the pair is
 /// `ΔT = (G_i⁻¹ G_j)⁻¹ (E_i⁻¹ E_j)` with `E` the aligned estimate (scaled for Sim(3)): its translation norm
 /// (metres, and percent of L) and its rotation angle (degrees). Both are invariant to the choice of rigid
 /// alignment.
@@ -110,6 +111,9 @@ public enum RelativePoseError {
     /// The index j ≥ start whose distance is closest to `distances[start] + length`, if within tolerance.
     static func endIndex(distances: [Double], start: Int, length: Double) -> Int? {
         let target = distances[start] + length
+        // The path must reach the target: a shorter tail is not a sub-trajectory of this length
+        // (1e-9 relative allows for rounding in the accumulated distances).
+        guard let last = distances.last, target <= last + 1e-9 * max(1, length) else { return nil }
         // First index with distance ≥ target (binary search; distances are non-decreasing).
         var lo = start, hi = distances.count
         while lo < hi {
