@@ -2,7 +2,7 @@
 """Cross-check `worldtrack eval` against evo (PyPI `evo`), the community's trajectory evaluator.
 
 Runs `evo_ape tum GT EST -a` (SE(3) alignment) and `-as` (Sim(3)) and compares their APE RMSE (translation
-part) with `worldtrack eval --align se3|sim3 --association nearest --max-dt 0.01 --json` on the same TUM
+part; also mean, median, max, and the rotation RMSE from `-r angle_deg`) with `worldtrack eval --align se3|sim3 --association nearest --max-dt 0.01 --json` on the same TUM
 files. evo pairs each pose of the shorter trajectory with the nearest pose of the longer one within
 max_diff = 0.01 s and takes the RMSE over those pairs; `--association nearest` does the same when the
 estimate is the shorter one (the usual case). Exits 1 when any RMSE differs by more than the tolerance
@@ -119,11 +119,11 @@ def find_evo(venv):
     return candidate
 
 
-def evo_rmse(evo_ape, gt, est, sim3, workdir):
-    out = os.path.join(workdir, f"evo_{'sim3' if sim3 else 'se3'}.zip")
+def evo_rmse(evo_ape, gt, est, sim3, workdir, relation="trans_part"):
+    out = os.path.join(workdir, f"evo_{'sim3' if sim3 else 'se3'}_{relation}.zip")
     if os.path.exists(out):
         os.remove(out)
-    cmd = [evo_ape, "tum", gt, est, "-as" if sim3 else "-a", "--save_results", out, "--no_warnings"]
+    cmd = [evo_ape, "tum", gt, est, "-as" if sim3 else "-a", "-r", relation, "--save_results", out, "--no_warnings"]
     run = subprocess.run(cmd, capture_output=True, text=True)
     if run.returncode != 0:
         fail(f"{' '.join(cmd)} failed:\n{run.stdout}{run.stderr}")
@@ -174,6 +174,12 @@ def main():
               f"pairs {wt['pairs']})")
         for key_evo, key_wt in (("mean", "ate_mean_m"), ("median", "ate_median_m"), ("max", "ate_max_m")):
             worst = max(worst, abs(wt[key_wt] - evo[key_evo]) / max(abs(evo[key_evo]), 1e-300))
+        # Rotation: evo's angle_deg APE is the angle of R_gt^T R_aligned, as worldtrack's rot_rmse_deg.
+        evo_rot = evo_rmse(evo_ape, gt, est, sim3, workdir, relation="angle_deg")
+        rel_rot = abs(wt["rot_rmse_deg"] - evo_rot["rmse"]) / max(abs(evo_rot["rmse"]), 1e-300)
+        worst = max(worst, rel_rot)
+        print(f"{align:5s} evo rot rmse {evo_rot['rmse']:.12f} deg  worldtrack {wt['rot_rmse_deg']:.12f} deg  "
+              f"rel diff {rel_rot:.2e}")
     print(f"files: {gt} {est}")
     if worst > args.tolerance:
         print(f"DISAGREE: largest relative difference {worst:.2e} > {args.tolerance:g}")
