@@ -22,10 +22,12 @@ struct EvalCommand: ParsableCommand {
         without gaps longer than 3× its median frame interval).
 
         Examples:
-          worldtrack eval --estimate est.tum --groundtruth ../shared/datasets/euroc-v101-micro
-          worldtrack eval --estimate run.jsonl --groundtruth gt.csv --align se3 --segments 8,16,24m
-          worldtrack eval --estimate est.tum --groundtruth gt.tum --align sim3 --json | jq .ate_rmse_m
-          worldtrack eval --estimate est.tum --groundtruth gt.tum --align-first 100 --plot /tmp/plots
+          worldtrack eval --estimate est.tum --groundtruth euroc/V1_01_easy
+          worldtrack eval --estimate run.jsonl --groundtruth gt.csv --align se3
+          worldtrack eval --estimate est.tum --groundtruth gt.tum --segments 8,16,24m
+          worldtrack eval --estimate est.tum --groundtruth gt.tum --align sim3 --json
+          worldtrack eval --estimate est.tum --groundtruth gt.tum --plot /tmp/plots
+          worldtrack eval --estimate est.tum --groundtruth gt.tum --align-first 100
         """
     )
 
