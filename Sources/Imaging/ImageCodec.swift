@@ -81,6 +81,7 @@ public enum ImageCodec {
 
     private static func encode(_ pixels: [UInt8], _ width: Int, _ height: Int, channels: Int32) throws -> [UInt8] {
         try checkDimensions(width, height)
+        try checkByteCount(pixels, width, height, channels)
         var bytes: UnsafeMutablePointer<UInt8>?
         var size = 0
         defer { wt_free(bytes) }
@@ -91,8 +92,17 @@ public enum ImageCodec {
         return bytes.map { Array(UnsafeBufferPointer(start: $0, count: size)) } ?? []
     }
 
+    private static func checkByteCount(_ pixels: [UInt8], _ width: Int, _ height: Int, _ channels: Int32) throws {
+        guard pixels.count == width * height * Int(channels) else {
+            throw ImagingError.invalidArgument(message: "image has \(pixels.count) bytes but is \(width)x\(height)x\(channels)")
+        }
+    }
+
     private static func write(_ pixels: [UInt8], _ width: Int, _ height: Int, channels: Int32, path: String) throws {
-        do { try checkDimensions(width, height) } catch let ImagingError.invalidArgument(message) {
+        do {
+            try checkDimensions(width, height)
+            try checkByteCount(pixels, width, height, channels)
+        } catch let ImagingError.invalidArgument(message) {
             throw ImagingError.encode(path: path, message: message)
         }
         let status = pixels.withUnsafeBufferPointer {
