@@ -65,4 +65,24 @@ struct RecordingCanvas: PlotCanvas {
         let q = Chart.quartiles([4, 1, 3, 2, 5])
         #expect(q.min == 1 && q.q1 == 2 && q.median == 3 && q.q3 == 4 && q.max == 5)
     }
+
+    @Test func writesFourPNGs() throws {
+        let gt = Synthetic.trajectory(rateHz: 20, duration: 20)
+        var random = SeededRandom(seed: 3)
+        let est = gt.map { StampedPose(t_ns: $0.t_ns, pose: SE3(rotation: $0.pose.rotation,
+                                                                  translation: $0.pose.translation + random.gaussianVec3(sigma: 0.02))) }
+        let report = try Evaluator.evaluate(estimate: est, groundTruth: gt)
+        let folder = try temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let out = folder.appendingPathComponent("plots").path  // created by writePNGs
+        let written = try EvaluationCharts.writePNGs(for: report, to: out, width: 400, height: 300)
+        #expect(written.count == 4)
+        for path in written {
+            let data = try #require(FileManager.default.contents(atPath: path))
+            #expect(Array(data.prefix(8)) == [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A])  // PNG signature
+            // IHDR width and height (big-endian at bytes 16…23).
+            let w = data[16..<20].reduce(0) { $0 << 8 | Int($1) }, h = data[20..<24].reduce(0) { $0 << 8 | Int($1) }
+            #expect(w == 400 && h == 300)
+        }
+    }
 }

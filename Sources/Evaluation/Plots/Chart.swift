@@ -11,8 +11,10 @@ public struct Chart: Sendable {
         public var color: PlotColor
         public var points: [SIMD2<Double>]
         public var style: Style
-        public init(name: String, color: PlotColor, points: [SIMD2<Double>], style: Style = .line) {
-            self.name = name; self.color = color; self.points = points; self.style = style
+        /// Line width, pixels.
+        public var thickness: Int
+        public init(name: String, color: PlotColor, points: [SIMD2<Double>], style: Style = .line, thickness: Int = 2) {
+            self.name = name; self.color = color; self.points = points; self.style = style; self.thickness = thickness
         }
     }
 
@@ -102,7 +104,7 @@ public struct Chart: Sendable {
         for s in series {
             let points = s.points.filter { $0.x.isFinite && $0.y.isFinite }.map { SIMD2(px($0.x), py($0.y)) }
             switch s.style {
-            case .line where points.count >= 2: try canvas.polyline(points, color: s.color, thickness: 2)
+            case .line where points.count >= 2: try canvas.polyline(points, color: s.color, thickness: s.thickness)
             default: for p in points { try canvas.dot(p.x, p.y, radius: 2.5, color: s.color) }
             }
         }

@@ -25,9 +25,9 @@ public enum EvaluationCharts {
         error.includeZeroY = true
         error.series = [Chart.Series(name: "", color: .error,
                                      points: zip(report.ate.times_ns, report.ate.positionErrors_m).map {
-                                         SIMD2(Double($0 - t0) * 1e-9, $1) })]
+                                         SIMD2(Double($0 - t0) * 1e-9, $1) }, thickness: 1)]
 
-        var rpe = Chart(title: "Relative translation error per sub-trajectory length", xLabel: "sub-trajectory length",
+        var rpe = Chart(title: "Relative translation error (boxes: quartiles, whiskers: min-max)", xLabel: "sub-trajectory length",
                         yLabel: "translation error [m]")
         rpe.includeZeroY = true
         rpe.boxes = report.rpe.map { s in
