@@ -51,7 +51,8 @@ public enum TrajectoryLoadError: Error, Equatable, CustomStringConvertible {
 /// Reads estimates and ground truth in any of ``TrajectoryFormat``, detecting the format by content.
 public enum TrajectoryLoader {
     /// Loads a trajectory file, or the ground truth of an ASL dataset folder
-    /// (`DATASET/mav0/state_groundtruth_estimate0/data.csv`, also accepted: the `mav0` folder itself).
+    /// (`DATASET/mav0/state_groundtruth_estimate0/data.csv`, else TUM-VI's `mav0/mocap0/data.csv`; the `mav0`
+    /// folder itself is accepted too).
     ///
     /// - Parameter includeLimited: keep stream frames whose tracking state is `limited…`
     ///   (`notAvailable` frames are always skipped).
@@ -88,7 +89,9 @@ public enum TrajectoryLoader {
         var isDir: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDir), isDir.boolValue else { return path }
         let root = URL(fileURLWithPath: path)
-        for candidate in ["mav0/state_groundtruth_estimate0/data.csv", "state_groundtruth_estimate0/data.csv"] {
+        // EuRoC's estimate first, then TUM-VI's motion capture (8 columns), as the dataset scan orders them.
+        let folders = ["state_groundtruth_estimate0", "mocap0", "groundtruth0"]
+        for candidate in folders.map({ "mav0/\($0)/data.csv" }) + folders.map({ "\($0)/data.csv" }) {
             let file = root.appendingPathComponent(candidate).path
             if FileManager.default.fileExists(atPath: file) { return file }
         }
