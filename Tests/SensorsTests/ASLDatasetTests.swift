@@ -62,6 +62,20 @@ struct ASLDatasetTests {
         #expect(mono.prefix(2) == [.frame(camera: 0, d.cameras[0].frames[0]), .frame(camera: 1, d.cameras[1].frames[0])])
     }
 
+    @Test("IMU samples between two times, inclusive, by binary search")
+    func imuWindow() throws {
+        let f = try DatasetFixture(frames: 5)
+        let imu = try ASLDataset(path: f.root).imu
+        // Frames 1 and 2 are 50 ms apart: samples at both ends plus 9 between (200 Hz).
+        let window = imu.samples(from: f.frameTime(1), to: f.frameTime(2))
+        #expect(window.count == 11)
+        #expect(window.first?.t_ns == f.frameTime(1) && window.last?.t_ns == f.frameTime(2))
+        #expect(imu.samples(from: f.frameTime(1) + 1, to: f.frameTime(2) - 1).count == 9)
+        #expect(imu.samples(from: 0, to: 10).isEmpty)
+        #expect(imu.samples(from: f.frameTime(2), to: f.frameTime(1)).isEmpty)
+        #expect(imu.firstIndex(atOrAfter: .max) == imu.samples.count)
+    }
+
     @Test("Stereo pairing leaves unmatched frames single")
     func stereoPairing() {
         let l = [CameraFrameRef(t_ns: 0, path: "l0"), CameraFrameRef(t_ns: 100, path: "l1"), CameraFrameRef(t_ns: 300, path: "l3")]
