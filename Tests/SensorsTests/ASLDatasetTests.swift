@@ -1,5 +1,6 @@
 import Foundation
 import Geometry
+import Imaging
 import Testing
 @testable import Sensors
 import TestSupport
@@ -30,6 +31,18 @@ struct ASLDatasetTests {
         #expect(d.groundTruth?.lastT_ns == f.frameTime(9))
         #expect(d.groundTruthPath == f.path("mav0/state_groundtruth_estimate0/data.csv"))
         #expect(d.bodyYAMLPath == f.path("mav0/body.yaml"))
+    }
+
+    @Test("Frames decode lazily to the pixels that were written; a broken file throws naming it")
+    func loadImage() throws {
+        let f = try DatasetFixture(frames: 3)
+        let d = try ASLDataset(path: f.root)
+        let image = try d.cameras[1].frames[2].loadImage()
+        // cam1 frame 2 was written with seed 2 + 1 (see DatasetFixture).
+        #expect(image == GrayImage(width: f.width, height: f.height, pixels: DatasetPNG.testPattern(width: f.width, height: f.height, seed: 3)))
+        try f.write("mav0/cam0/data/\(f.frameFileName(0))", bytes: Array(try f.readBytes("mav0/cam0/data/\(f.frameFileName(0))").prefix(40)))
+        let error = try #require(throws: (any Error).self) { try d.cameras[0].frames[0].loadImage() }
+        #expect("\(error)".contains(f.frameFileName(0)))
     }
 
     @Test("Ground truth is optional")
@@ -105,5 +118,10 @@ struct ASLDatasetTests {
         #expect(d.groundTruth?.rows == 2895)
         #expect(abs((d.cameras[0].estimatedRateHz ?? 0) - 20) < 0.01)
         #expect(d.cameras[0].calibration.model.distortion.yamlName == "radial-tangential")
+        let image = try d.cameras[0].frames[0].loadImage()
+        #expect(image.width == 752 && image.height == 480)
+        // A real indoor image: not flat (the mean is neither black nor white).
+        let mean = Double(image.pixels.reduce(0) { $0 + Int($1) }) / Double(image.pixels.count)
+        #expect(mean > 20 && mean < 235)
     }
 }
