@@ -14,7 +14,7 @@ struct InfoCommandTests {
         return try #require(object as? [String: Any], "stdout is not one JSON object: \(text)")
     }
 
-    @Test("Each bad input: fatal ones exit 2 with `worldtrack: error: FILE[:LINE]: …` on stderr; warnings exit 0 and are listed",
+    @Test("Each bad input: fatal ones exit 2 naming file and line on stderr; warnings exit 0 and are listed",
           arguments: DatasetBreakage.all)
     func badInput(_ c: DatasetBreakage) throws {
         let f = try DatasetFixture(frames: DatasetBreakage.fixtureFrames)
