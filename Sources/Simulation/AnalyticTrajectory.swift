@@ -4,7 +4,7 @@ import Geometry
 /// The built-in trajectories: closed-form sums of sinusoids of a smooth motion progress, with exact
 /// derivatives.
 ///
-/// Construction: a "look" frame L (x forward, y left, z up) has position `p_W(τp)` and ZYX Euler angles
+/// Construction: a "look" frame L (x forward, y left, z up; positive pitch tips x down) has position `p_W(τp)` and ZYX Euler angles
 /// yaw/pitch/roll `(τr, τp)`, where `τp`, `τr` are the translation and rotation progress of two
 /// `MotionProfile`s (both 0-speed during rest, only `τp` stopped in a pure-rotation segment). Angular
 /// velocity is the exact ZYX Euler-rate formula; a fast shake adds windowed sinusoids in real time.
@@ -85,7 +85,7 @@ public struct AnalyticTrajectory: Trajectory {
             let bob = 2 * Double.pi * 1.8 * tp
             z = w.eyeHeight + 0.025 * sin(bob) + 0.06 * sin(0.45 * tp)
             yaw = theta + 0.55 * sin(0.42 * tr) + 0.2 * sin(1.05 * tr + 0.5)
-            pitch = -0.22 + 0.15 * sin(0.63 * tr + 0.3) + 0.01 * sin(bob + 0.7)
+            pitch = 0.22 + 0.15 * sin(0.63 * tr + 0.3) + 0.01 * sin(bob + 0.7)
             roll = 0.05 * sin(0.8 * tr + 1.2) + 0.008 * sin(0.5 * bob)
         case .orbit(let o):
             let theta = (0.65 / o.radius) * tp - Double.pi / 2
@@ -93,7 +93,7 @@ public struct AnalyticTrajectory: Trajectory {
             y = o.center.y + o.radius * sin(theta)
             z = o.eyeHeight + 0.04 * sin(1.3 * tp)
             yaw = theta + Double.pi + 0.12 * sin(0.5 * tr)
-            pitch = -Foundation.atan2(o.eyeHeight - o.center.z, o.radius) + 0.06 * sin(0.7 * tr + 0.4)
+            pitch = Foundation.atan2(o.eyeHeight - o.center.z, o.radius) + 0.06 * sin(0.7 * tr + 0.4)
             roll = 0.03 * sin(0.9 * tr)
         }
         if let seg = options.fastShakeSegment {

@@ -148,15 +148,24 @@ public final class SceneRenderer: @unchecked Sendable {
                                         }
                                     }
                                 }
-                                // Pass 2: anti-alias pixels whose surface differs from a 4-neighbour's.
+                                // Pass 2: anti-alias pixels whose surface differs from a neighbour's.
                                 let ns = max(1, self.options.edgeSamples)
                                 guard ns > 1 else { return }
                                 DispatchQueue.concurrentPerform(iterations: map.tilesY) { ty in
                                     for y in (ty * ts)..<min(h, (ty + 1) * ts) {
                                         for x in 0..<w {
                                             let i = y * w + x, id = idp[i]
-                                            let edge = (x > 0 && idp[i - 1] != id) || (x + 1 < w && idp[i + 1] != id) ||
-                                                (y > 0 && idp[i - w] != id) || (y + 1 < h && idp[i + w] != id)
+                                            // An edge can cut a pixel's corner without passing between its centre and a
+                                            // 4-neighbour's, so all 8 neighbours are checked.
+                                            var edge = false
+                                            for dy in -1...1 where !edge {
+                                                let yy = y + dy
+                                                guard yy >= 0, yy < h else { continue }
+                                                for dx in -1...1 {
+                                                    let xx = x + dx
+                                                    if xx >= 0, xx < w, idp[yy * w + xx] != id { edge = true; break }
+                                                }
+                                            }
                                             guard edge else { continue }
                                             let ti = ty * tilesX + x / ts
                                             let list = UnsafeBufferPointer(rebasing: cand[tileStart[ti]..<tileStart[ti + 1]])
