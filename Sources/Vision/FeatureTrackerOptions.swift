@@ -22,7 +22,8 @@ public struct FeatureTrackerOptions: Equatable, Sendable {
 
     /// Corner detector for new tracks.
     public var detector: Detector = .fast
-    /// Contrast normalisation before everything else.
+    /// Contrast normalisation before everything else. Stereo matching needs it when the two cameras'
+    /// exposures differ (EuRoC: about 25 % of features match without, 75 % with `.equalizeHistogram`).
     public var contrast: ContrastMode = .none
     /// Largest number of live tracks (left image).
     public var featureBudget: Int = 200
