@@ -40,6 +40,14 @@ struct FilterState {
         for i in 0..<15 { P[i + i * 15] = diagonal[i] }
     }
 
+    /// A state with a full 15×15 initial covariance.
+    init(imu: ImuState, covariance: Mat15) {
+        self.imu = imu
+        P = [Double](repeating: 0, count: 225)
+        for i in 0..<15 { for j in 0..<15 { P[i + j * 15] = covariance[i, j] } }
+        symmetrize()
+    }
+
     /// Element (i, j) of the covariance.
     func covariance(_ i: Int, _ j: Int) -> Double { P[i + j * dimension] }
 
