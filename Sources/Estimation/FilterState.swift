@@ -69,6 +69,17 @@ struct FilterState {
         symmetrize()
     }
 
+    /// Replaces the 15×15 inertial block (cross-covariances with clones are zeroed).
+    mutating func setInertialCovariance(_ m: Mat15) {
+        let n = dimension
+        for i in 0..<15 { for j in 0..<n { P[i + j * n] = 0; P[j + i * n] = 0 } }
+        for i in 0..<15 { for j in 0..<15 { P[i + j * n] = m[i, j] } }
+        symmetrize()
+    }
+
+    /// Sets one diagonal element of the covariance.
+    mutating func setDiagonal(_ i: Int, _ v: Double) { P[i + i * dimension] = v }
+
     /// `P ← (P + Pᵀ)/2`.
     mutating func symmetrize() {
         let n = dimension

@@ -72,3 +72,15 @@ struct Mat15: Equatable {
     /// `self · m · selfᵀ`.
     func sandwich(_ m: Mat15) -> Mat15 { self * m * transposed }
 }
+
+extension SO3 {
+    /// The heading (ZYX yaw) of this rotation as a body-to-world rotation, radians: the angle of the
+    /// body x axis projected on the world xy plane.
+    var headingAngle: Double {
+        let x = act(Vec3(1, 0, 0))
+        return atan2(x.y, x.x)
+    }
+
+    /// A rotation about the world z axis by `yaw` radians.
+    static func headingRotation(_ yaw: Double) -> SO3 { SO3(angle: yaw, axis: Vec3(0, 0, 1)) }
+}
