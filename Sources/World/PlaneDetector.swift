@@ -29,6 +29,8 @@ public struct PlaneDetectorOptions: Equatable, Sendable {
     public var minPeakSeparation_m: Double = 0.06
     /// Grid cell for the x-y connected components, metres: gaps wider than about this split planes.
     public var componentCell_m: Double = 0.3
+    /// Upper bound of the adaptive grid cell used when landmarks are sparse, metres.
+    public var maxComponentCell_m: Double = 1.0
     /// Both sides of a plane's enclosing rectangle must be at least this, metres.
     public var minSide_m: Double = 0.12
     /// Detect vertical (wall) planes as well.
@@ -59,10 +61,26 @@ public struct PlaneDetector: Sendable {
     public func detect(_ landmarks: [MapLandmark]) -> [PlaneCandidate] {
         let pts = landmarks.filter { $0.std_m <= options.maxLandmarkStd_m }.sorted { $0.id < $1.id }
         guard pts.count >= options.minPoints else { return [] }
-        guard options.detectVertical else { return detectHorizontal(pts) }
-        // Walls first: their landmarks would otherwise form thin (or, at corners, L-shaped) horizontal bands.
-        let (vertical, usedIds) = detectVertical(pts)
-        return detectHorizontal(pts.filter { !usedIds.contains($0.id) }) + vertical
+        let band = max(options.minBand_m, 2.5 * Self.median(pts.map(\.std_m)))
+        let levels = horizontalLevels(pts, band: band)
+        func inBand(_ p: MapLandmark) -> Bool { levels.contains { abs(p.p_W.z - $0) <= band } }
+        guard options.detectVertical else { return horizontalCandidates(pts.filter(inBand), levels: levels, band: band) }
+        // Walls are searched among the landmarks off the horizontal levels (so floor and table points never
+        // make a "wall"), then their landmarks inside the horizontal bands are removed (so a wall's slice at a
+        // table's height never makes a thin or L-shaped "table").
+        let vertical = detectVertical(pts.filter { !inBand($0) }, band: band)
+        let walls = vertical.map { c -> (n: Vec3, d: Double, rot: SO3, lo: Double, hi: Double) in
+            let rot = PlaneAnchor.frameRotation(normal: c.normal_W)
+            let xs = c.points.map { rot.inverse.act($0).x }
+            return (c.normal_W, c.offset_m, rot, xs.min() ?? 0, xs.max() ?? 0)
+        }
+        let horizontalPts = pts.filter { p in
+            inBand(p) && !walls.contains { w in
+                let x = w.rot.inverse.act(p.p_W).x
+                return abs(w.n.dot(p.p_W) - w.d) <= band && x >= w.lo - band && x <= w.hi + band
+            }
+        }
+        return horizontalCandidates(horizontalPts, levels: levels, band: band) + vertical
     }
 
     /// Median of a non-empty array.
@@ -73,10 +91,9 @@ public struct PlaneDetector: Sendable {
 
     // MARK: Horizontal
 
-    func detectHorizontal(_ pts: [MapLandmark]) -> [PlaneCandidate] {
-        guard pts.count >= options.minPoints else { return [] }
+    /// Heights of horizontal planes: robust peaks of the landmark height histogram.
+    func horizontalLevels(_ pts: [MapLandmark], band: Double) -> [Double] {
         let medStd = Self.median(pts.map(\.std_m))
-        let band = max(options.minBand_m, 2.5 * medStd)
         let zs = pts.map(\.p_W.z)
         // Keep the histogram bounded: heights farther than 50 m from the median are ignored.
         let zMed = Self.median(zs)
@@ -102,7 +119,6 @@ public struct PlaneDetector: Sendable {
         }
         peaks.sort { (smooth[$0], -$0) > (smooth[$1], -$1) }
         var accepted: [Double] = []
-        var candidates: [PlaneCandidate] = []
         for p in peaks {
             let h0 = zLo + (Double(p) + 0.5) * bin
             if accepted.contains(where: { abs($0 - h0) < options.minPeakSeparation_m }) { continue }
@@ -117,7 +133,17 @@ public struct PlaneDetector: Sendable {
             guard inliers.count >= options.minPoints else { continue }
             if accepted.contains(where: { abs($0 - h) < options.minPeakSeparation_m }) { continue }
             accepted.append(h)
-            let comps = components(inliers.map { pts[$0] }, indices: inliers) { Vec2($0.x, $0.y) }
+        }
+        return accepted
+    }
+
+    /// Horizontal candidates: per level, its landmarks split into x-y connected components.
+    func horizontalCandidates(_ pts: [MapLandmark], levels: [Double], band: Double) -> [PlaneCandidate] {
+        var candidates: [PlaneCandidate] = []
+        for level in levels {
+            let inliers = pts.indices.filter { abs(pts[$0].p_W.z - level) <= band }
+            guard inliers.count >= options.minPoints else { continue }
+            let comps = components(inliers.map { pts[$0] }, indices: inliers, adaptive: true) { Vec2($0.x, $0.y) }
             for comp in comps {
                 let members = comp.map { pts[$0] }
                 guard members.count >= options.minPoints else { continue }
@@ -153,11 +179,16 @@ public struct PlaneDetector: Sendable {
 
     /// Groups landmarks into 8-connected components of occupied grid cells in a 2-D projection.
     /// Returns the original `indices` of each component, largest first.
-    func components(_ l: [MapLandmark], indices: [Int], project: (Vec3) -> Vec2) -> [[Int]] {
-        let cell = options.componentCell_m
+    func components(_ l: [MapLandmark], indices: [Int], adaptive: Bool, project: (Vec3) -> Vec2) -> [[Int]] {
+        let q2 = l.map { project($0.p_W) }
+        // Sparse maps (early in a session) get a coarser grid: about 1.5 × the mean landmark spacing, so a
+        // plane seen with few landmarks is not shattered; dense maps use `componentCell_m`.
+        var lo = Vec2(Double.infinity, .infinity), hi = -lo
+        for q in q2 { lo = Vec2(min(lo.x, q.x), min(lo.y, q.y)); hi = Vec2(max(hi.x, q.x), max(hi.y, q.y)) }
+        let spacing = q2.isEmpty ? 0 : (max(0, (hi.x - lo.x) * (hi.y - lo.y)) / Double(q2.count)).squareRoot()
+        let cell = adaptive ? min(max(options.componentCell_m, 1.5 * spacing), options.maxComponentCell_m) : options.componentCell_m
         var cells: [SIMD2<Int>: [Int]] = [:]
-        for (k, m) in l.enumerated() {
-            let q = project(m.p_W)
+        for (k, q) in q2.enumerated() {
             let key = SIMD2<Int>(Int((q.x / cell).rounded(.down)), Int((q.y / cell).rounded(.down)))
             cells[key, default: []].append(indices[k])
         }
@@ -180,22 +211,19 @@ public struct PlaneDetector: Sendable {
 
     // MARK: Vertical
 
-    func detectVertical(_ pts: [MapLandmark]) -> ([PlaneCandidate], Set<Int>) {
+    func detectVertical(_ pts: [MapLandmark], band: Double) -> [PlaneCandidate] {
         var remaining = pts
         var out: [PlaneCandidate] = []
-        var usedIds = Set<Int>()
-        let medStd = pts.isEmpty ? 0 : Self.median(pts.map(\.std_m))
-        let band = max(options.minBand_m, 2.5 * medStd)
         var rng = SplitMix64(seed: 0x5EED)
         for _ in 0..<6 {
             guard remaining.count >= options.minPoints else { break }
             // RANSAC on lines in x-y: a wall is a line of landmarks seen from above.
             let xy = remaining.map { Vec2($0.p_W.x, $0.p_W.y) }
-            // Score hypotheses on at most 1500 points (evenly strided) to bound the cost.
-            let stride = max(1, xy.count / 1500)
+            // Score hypotheses on at most ~800 points (evenly strided) to bound the cost.
+            let stride = max(1, xy.count / 800)
             let sample = Swift.stride(from: 0, to: xy.count, by: stride).map { xy[$0] }
             var best: (score: Int, n: Vec2, c: Double) = (0, Vec2(1, 0), 0)
-            for _ in 0..<200 {
+            for _ in 0..<120 {
                 let a = xy[Int(rng.next() % UInt64(xy.count))], b = xy[Int(rng.next() % UInt64(xy.count))]
                 let d = b - a
                 guard d.norm > 0.2 else { continue }
@@ -223,7 +251,7 @@ public struct PlaneDetector: Sendable {
             let n = Vec3(n2.x, n2.y, 0)
             let rot = PlaneAnchor.frameRotation(normal: n)
             let inv = rot.inverse
-            let comps = components(members, indices: Array(members.indices)) { p in
+            let comps = components(members, indices: Array(members.indices), adaptive: false) { p in
                 let q = inv.act(p); return Vec2(q.x, q.y)
             }
             for comp in comps where comp.count >= options.minPoints {
@@ -236,12 +264,11 @@ public struct PlaneDetector: Sendable {
                 let (off, sd) = offsetAndStd(m) { n.dot($0) }
                 out.append(PlaneCandidate(alignment: .vertical, normal_W: n, offset_m: off, offsetStd_m: sd,
                                           points: m.map(\.p_W)))
-                usedIds.formUnion(m.map(\.id))
             }
             let drop = Set(inliers)
             remaining = remaining.indices.filter { !drop.contains($0) }.map { remaining[$0] }
         }
-        return (out, usedIds)
+        return out
     }
 }
 
