@@ -8,17 +8,17 @@ public enum PlaneGeometry2D {
         (a.x - o.x) * (b.y - o.y) - (a.y - o.y) * (b.x - o.x)
     }
 
-    /// Convex hull, counter-clockwise, without repeated or collinear points (Andrew's monotone chain).
+    /// Convex hull, counter-clockwise, without repeated or (to 1e-12 m²) collinear points (Andrew's monotone chain).
     public static func convexHull(_ points: [Vec2]) -> [Vec2] {
         let pts = points.sorted { ($0.x, $0.y) < ($1.x, $1.y) }
         guard pts.count >= 3 else { return pts }
         var lower: [Vec2] = [], upper: [Vec2] = []
         for p in pts {
-            while lower.count >= 2 && cross(lower[lower.count - 2], lower[lower.count - 1], p) <= 0 { lower.removeLast() }
+            while lower.count >= 2 && cross(lower[lower.count - 2], lower[lower.count - 1], p) <= 1e-12 { lower.removeLast() }
             lower.append(p)
         }
         for p in pts.reversed() {
-            while upper.count >= 2 && cross(upper[upper.count - 2], upper[upper.count - 1], p) <= 0 { upper.removeLast() }
+            while upper.count >= 2 && cross(upper[upper.count - 2], upper[upper.count - 1], p) <= 1e-12 { upper.removeLast() }
             upper.append(p)
         }
         return Array(lower.dropLast() + upper.dropLast())
