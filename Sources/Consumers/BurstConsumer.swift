@@ -111,8 +111,7 @@ public final class BurstConsumer: FrameConsumer {
 
     /// The default image writer: PNG through Imaging's codec.
     public static func writePNG(_ image: GrayImage, to path: String) throws {
-        // TODO(imaging): switch to ImageCodec.writePNG once branch `imaging` lands.
-        throw ConsumerError.badFile(path: path, reason: "PNG writing is not available in this build")
+        try ImageCodec.writePNG(image, to: path)
     }
 
     public func consume(_ frame: WorldFrame) throws -> [any StreamRecord] {
