@@ -118,8 +118,15 @@ public struct PlaneDetector: Sendable {
             if smooth[i] >= left && smooth[i] > right { peaks.append(i) }
         }
         peaks.sort { (smooth[$0], -$0) > (smooth[$1], -$1) }
+        // Prefix sums of the raw histogram: a peak's support is checked in O(1) before any per-point work.
+        var cumulative = [0.0]
+        cumulative.reserveCapacity(nBins + 1)
+        for c in hist { cumulative.append(cumulative[cumulative.count - 1] + c) }
+        let halfBins = Int((band / bin).rounded(.up))
         var accepted: [Double] = []
         for p in peaks {
+            let support = cumulative[min(nBins, p + halfBins + 1)] - cumulative[max(0, p - halfBins)]
+            guard support >= Double(options.minPoints) else { continue }
             let h0 = zLo + (Double(p) + 0.5) * bin
             if accepted.contains(where: { abs($0 - h0) < options.minPeakSeparation_m }) { continue }
             var inliers = zs.indices.filter { abs(zs[$0] - h0) <= band }

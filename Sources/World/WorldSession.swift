@@ -107,6 +107,19 @@ public final class WorldSession {
         return events
     }
 
+    /// Forgets the world (landmarks, planes, user anchors) — call it when the estimator re-initialises its world
+    /// frame. Returns an `anchor.removed` event for every plane and user anchor. Ids keep counting.
+    @discardableResult
+    public func reset(t_ns: TimestampNs) -> [AnchorEvent] {
+        let events = planes.map { AnchorEvent(change: .removed, t_ns: t_ns, anchor: .plane($0)) }
+            + userAnchors.map { AnchorEvent(change: .removed, t_ns: t_ns, anchor: .user($0)) }
+        map.removeAll()
+        planeTracker.removeAll()
+        userAnchors.removeAll()
+        lastDetection_ns = nil
+        return events
+    }
+
     // MARK: Raycasts
 
     /// Raycasts `ray` against one target, nearest hits first. Empty while tracking is not normal.

@@ -117,3 +117,19 @@ import Testing
         #expect(small?.classification == PlaneClassification.none)
     }
 }
+
+@Suite struct SessionResetTests {
+    @Test func resetRemovesEverythingAndKeepsCountingIds() throws {
+        let (session, _) = runRoom(frames: 6)
+        let before = session.planes.map(\.id)
+        #expect(!before.isEmpty)
+        session.addAnchor(T_W_A: .identity, t_ns: 0)
+        let events = session.reset(t_ns: 5)
+        #expect(events.count == before.count + 1 && events.allSatisfy { $0.change == .removed })
+        #expect(session.planes.isEmpty && session.userAnchors.isEmpty && session.map.count == 0)
+        var gen = RoomLandmarks(seed: 99)
+        let f = session.process(frameInput(100, landmarks: gen.batch(floor: 60, table: 0, wall: 0)))
+        let added = try #require(f.events.first { $0.change == .added })
+        #expect(!before.contains(added.anchor.id))
+    }
+}
