@@ -152,7 +152,7 @@ public struct PlaneDetector: Sendable {
             guard inliers.count >= options.minPoints else { continue }
             let comps = components(inliers.map { pts[$0] }, indices: inliers, adaptive: true) { Vec2($0.x, $0.y) }
             for comp in comps {
-                let members = comp.map { pts[$0] }
+                let members = dropIsolated(comp.map { pts[$0] }) { Vec2($0.x, $0.y) }
                 guard members.count >= options.minPoints else { continue }
                 let hull = PlaneGeometry2D.convexHull(members.map { Vec2($0.p_W.x, $0.p_W.y) })
                 let rect = PlaneGeometry2D.minimumAreaRectangle(hull)
@@ -182,6 +182,27 @@ public struct PlaneDetector: Sendable {
         for m in l { let wi = 1 / (m.std_m * m.std_m); v += wi * pow(value(m.p_W) - mean, 2) }
         let scatter = (v / w).squareRoot()
         return (mean, max(0.001, scatter / Double(l.count).squareRoot()))
+    }
+
+    /// Removes landmarks that have no neighbour within 2 × the component's mean spacing (√(hull area / n),
+    /// at least 10 cm) in a 2-D projection: stray points (outliers, a wall's slice) that joined a component
+    /// through the coarse grid would otherwise stretch its boundary.
+    func dropIsolated(_ l: [MapLandmark], project: (Vec3) -> Vec2) -> [MapLandmark] {
+        guard l.count >= 3 else { return l }
+        let q = l.map { project($0.p_W) }
+        let spacing = (PlaneGeometry2D.area(PlaneGeometry2D.convexHull(q)) / Double(l.count)).squareRoot()
+        // For uniformly scattered points P(nearest neighbour > 2 × spacing) = e^(−4π) ≈ 4e-6.
+        let r = max(0.1, 2 * spacing)
+        var grid: [SIMD2<Int>: [Int]] = [:]
+        func key(_ p: Vec2) -> SIMD2<Int> { SIMD2<Int>(Int((p.x / r).rounded(.down)), Int((p.y / r).rounded(.down))) }
+        for (i, p) in q.enumerated() { grid[key(p), default: []].append(i) }
+        return l.indices.filter { i in
+            let k = key(q[i])
+            for dx in -1...1 { for dy in -1...1 {
+                for j in grid[SIMD2<Int>(k.x + dx, k.y + dy)] ?? [] where j != i && (q[j] - q[i]).norm <= r { return true }
+            } }
+            return false
+        }.map { l[$0] }
     }
 
     /// Groups landmarks into 8-connected components of occupied grid cells in a 2-D projection.
@@ -258,11 +279,12 @@ public struct PlaneDetector: Sendable {
             let n = Vec3(n2.x, n2.y, 0)
             let rot = PlaneAnchor.frameRotation(normal: n)
             let inv = rot.inverse
-            let comps = components(members, indices: Array(members.indices), adaptive: false) { p in
+            let comps = components(members, indices: Array(members.indices), adaptive: true) { p in
                 let q = inv.act(p); return Vec2(q.x, q.y)
             }
             for comp in comps where comp.count >= options.minPoints {
-                let m = comp.map { members[$0] }
+                let m = dropIsolated(comp.map { members[$0] }) { p in let q = inv.act(p); return Vec2(q.x, q.y) }
+                guard m.count >= options.minPoints else { continue }
                 let zs = m.map(\.p_W.z)
                 guard (zs.max() ?? 0) - (zs.min() ?? 0) >= options.minWallHeight_m else { continue }
                 let local = m.map { p -> Vec2 in let q = inv.act(p.p_W); return Vec2(q.x, q.y) }

@@ -30,6 +30,9 @@ public struct PlaneTrackerOptions: Equatable, Sendable {
     public var updateOffset_m: Double = 0.001
     /// … or the area changes by more than this fraction.
     public var updateAreaFraction: Double = 0.01
+    /// A refinement whose candidate holds at least this fraction of the plane's landmarks replaces the boundary
+    /// (instead of growing it).
+    public var boundaryRefitFraction: Double = 0.8
     /// Default options.
     public init() {}
 }
@@ -153,8 +156,16 @@ public struct PlaneTracker: Sendable {
         let std = (nc * c.offsetStd_m + np * p.offsetStd_m) / (nc + np)
         setOffset(&p, offset)
         p.offsetStd_m = std
+        // The boundary is the hull of the current support when the candidate holds (nearly) all the plane's
+        // landmarks — so it can also shrink when stray points are rejected — and grows monotonically otherwise
+        // (landmarks culled from the map still count).
+        let local = c.points.map { p.local($0) }
+        if Double(c.points.count) >= options.boundaryRefitFraction * Double(p.pointCount) {
+            p.boundaryLocal = PlaneGeometry2D.convexHull(local)
+        } else {
+            p.boundaryLocal = PlaneGeometry2D.convexHull(p.boundaryLocal + local)
+        }
         p.pointCount = max(p.pointCount, c.points.count)
-        p.boundaryLocal = PlaneGeometry2D.convexHull(p.boundaryLocal + c.points.map { p.local($0) })
         p.refreshExtent()
         p.lastUpdated_ns = t_ns
     }

@@ -133,3 +133,28 @@ import Testing
         #expect(!before.contains(added.anchor.id))
     }
 }
+
+@Suite struct SparseNoisyRoomTests {
+    @Test func sparseLandmarksWithOutliersStillGiveFloorAndTableQuickly() throws {
+        let session = WorldSession()
+        var gen = RoomLandmarks(seed: 31)
+        var frames: [WorldFrame] = []
+        for i in 0..<30 {
+            var lms = gen.batch(floor: 10, table: 3, wall: 8)
+            // 15 % outliers anywhere in the room volume (mis-triangulated features).
+            lms += gen.points({ r in Vec3(r.uniform(-3, 3), r.uniform(-3, 3), r.uniform(0, 2.5)) }, count: 3)
+            frames.append(session.process(frameInput(i, landmarks: lms)))
+        }
+        let floor = try #require(session.planes.first { $0.classification == .floor })
+        let table = try #require(session.planes.first { $0.classification == .table })
+        #expect(abs(floor.height_m) < 0.02 && abs(table.height_m - 0.75) < 0.02)
+        let floorAdded = try #require(frames.first { f in f.events.contains { $0.change == .added && $0.anchor.id == floor.id } })
+        #expect(floorAdded.t_ns - frames[0].t_ns <= 1_500_000_000)
+        // No spurious horizontal planes from outliers or wall slices.
+        #expect(session.planes.filter { $0.alignment == .horizontal }.count == 2)
+        // Extent within 20 % even with an outlier 2 cm from the table's height just beside it (stray points are culled).
+        let sides = [table.extent.width, table.extent.length].sorted()
+        #expect(abs(sides[0] - 0.8) / 0.8 < 0.2 && abs(sides[1] - 1.2) / 1.2 < 0.2)
+        print("sparse room: floor after \(Double(floorAdded.t_ns - frames[0].t_ns) * 1e-9) s, h \(floor.height_m); table h \(table.height_m), sides \(table.extent.width) × \(table.extent.length); planes \(session.planes.map { "\($0.id):\($0.classification.rawValue)" })")
+    }
+}
