@@ -11,6 +11,8 @@ struct MsckfUpdateResult {
     var rejectedByGate = 0
     /// Features that could not be triangulated (too little parallax, behind a camera, outlier).
     var failedTriangulation = 0
+    /// Observations dropped as outliers inside otherwise good tracks.
+    var droppedObservations = 0
     /// Rows of the (compressed) measurement applied.
     var rows = 0
     /// The accepted points (positions before the update).
@@ -35,7 +37,7 @@ struct MsckfUpdater {
         self.configuration = configuration
         gate = ChiSquareTable(probability: configuration.chi2GateProbability)
         triangulator = FeatureTriangulator(minDepth: configuration.minDepth, maxDepth: configuration.maxDepth,
-                                           maxReprojection: 40 * configuration.pixelNoiseStd / (cameras.first?.model.intrinsics.fx ?? 460),
+                                           maxReprojection: max(10 * configuration.pixelNoiseStd, 3) / (cameras.first?.model.intrinsics.fx ?? 460),
                                            sigma: configuration.pixelNoiseStd / (cameras.first?.model.intrinsics.fx ?? 460))
     }
 
@@ -50,17 +52,21 @@ struct MsckfUpdater {
         var r: [Double]
         var rows: Int
         var point: TriangulatedPoint
+        /// Observations dropped by the robust triangulation.
+        var dropped: Int
     }
 
     /// Builds the null-space-projected residual of one track, or nil if it cannot be triangulated.
     func residual(for track: FeatureTrack, state: FilterState, cloneIndex: [TimestampNs: Int]) -> FeatureResidual? {
-        let obs = track.observations.filter { cloneIndex[$0.t_ns] != nil && $0.camera < cameras.count }
-        guard obs.count >= 2 else { return nil }
-        let bearings = obs.map { o -> BearingObservation in
+        let all = track.observations.filter { cloneIndex[$0.t_ns] != nil && $0.camera < cameras.count }
+        guard all.count >= 2 else { return nil }
+        let bearings = all.map { o -> BearingObservation in
             let c = state.clones[cloneIndex[o.t_ns]!]
             return BearingObservation(T_W_C: c.T_W_B * cameras[o.camera].T_B_C, normalized: o.normalized)
         }
-        guard let point = triangulator.triangulate(bearings) else { return nil }
+        // Observations that do not fit the others (mistracks) are dropped here, before the gate.
+        guard let (point, inliers) = triangulator.triangulateRobust(bearings) else { return nil }
+        let obs = inliers.map { all[$0] }
         // Involved clones in order.
         var involved: [Int] = []
         var local: [Int: Int] = [:]
@@ -128,7 +134,7 @@ struct MsckfUpdater {
         let rows = m - 3
         guard rows > 0 else { return nil }
         return FeatureResidual(cloneIndices: involved, Hx: Array(Hx[(3 * cols)...]), r: Array(r[3...]), rows: rows,
-                               point: point)
+                               point: point, dropped: all.count - obs.count)
     }
 
     /// χ² of a residual against `H P Hᵀ + I`, and its gate threshold.
@@ -156,11 +162,17 @@ struct MsckfUpdater {
         var result = MsckfUpdateResult()
         var cloneIndex: [TimestampNs: Int] = [:]
         for (i, c) in state.clones.enumerated() { cloneIndex[c.t_ns] = i }
-        let ordered = tracks.sorted { $0.observations.count > $1.observations.count }
+        // Longest tracks first; ties by id, so the result does not depend on dictionary order.
+        let ordered = tracks.sorted { ($0.observations.count, $1.id) > ($1.observations.count, $0.id) }
             .prefix(configuration.maxFeaturesPerUpdate)
         var accepted: [FeatureResidual] = []
+        let T0 = ProfileClock.now()
+        defer { ProfileClock.add(3, T0) }
         for t in ordered {
-            guard let f = residual(for: t, state: state, cloneIndex: cloneIndex) else {
+            let T4 = ProfileClock.now()
+            let fOpt = residual(for: t, state: state, cloneIndex: cloneIndex)
+            ProfileClock.add(4, T4)
+            guard let f = fOpt else {
                 result.failedTriangulation += 1
                 continue
             }
@@ -169,34 +181,53 @@ struct MsckfUpdater {
                 continue
             }
             accepted.append(f)
+            result.droppedObservations += f.dropped
             result.landmarks.append(Landmark(id: t.id, p_W: f.point.p_W, std_m: f.point.std_m))
         }
+        ProfileClock.add(0, T0)
+        let T1 = ProfileClock.now()
         result.accepted = accepted.count
         guard !accepted.isEmpty else { return result }
-        // Stack into H over the whole error state (inertial columns are zero).
+        // Stack into H over the clone columns only (the inertial columns of a visual residual are zero).
         let n = state.dimension
+        let c = n - ErrorIndex.imu
         let m = accepted.reduce(0) { $0 + $1.rows }
-        var H = Matrix(rows: m, columns: n)
+        var H = Matrix(rows: m, columns: c)
         var r = [Double](repeating: 0, count: m)
         var row = 0
         for f in accepted {
             let cols = 6 * f.cloneIndices.count
             for i in 0..<f.rows {
                 for (a, ci) in f.cloneIndices.enumerated() {
-                    let base = FilterState.cloneIndex(ci)
+                    let base = FilterState.cloneIndex(ci) - ErrorIndex.imu
                     for j in 0..<6 { H[row + i, base + j] = f.Hx[i * cols + 6 * a + j] }
                 }
                 r[row + i] = f.r[i]
             }
             row += f.rows
         }
-        // Measurement compression: H = Q [R; 0] → use R and the first n entries of Qᵀ r.
-        if m > n, let qr = try? H.qr(), let qtr = try? qr.applyQTransposed(to: Matrix(columnVector: r)) {
+        // Measurement compression: H = Q [R; 0] → use R and the first c entries of Qᵀ r.
+        if m > c, let qr = try? H.qr(), let qtr = try? qr.applyQTransposed(to: Matrix(columnVector: r)) {
             H = qr.r
-            r = Array(qtr.elements[0..<n])
+            r = Array(qtr.elements[0..<c])
         }
+        ProfileClock.rows += m
+        ProfileClock.add(1, T1)
+        let T2 = ProfileClock.now()
+        defer { ProfileClock.add(2, T2) }
         result.rows = H.rows
-        do { try state.update(H: H, r: r) } catch { result.accepted = 0; result.landmarks = [] }
+        do { try state.update(cloneColumnsH: H, r: r) } catch { result.accepted = 0; result.landmarks = [] }
         return result
     }
+}
+
+enum ProfileClock {
+    nonisolated(unsafe) static var acc = [Double](repeating: 0, count: 8)
+    nonisolated(unsafe) static var rows = 0
+    static func now() -> Double {
+        var ts = timespec()
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts)
+        return Double(ts.tv_sec) + Double(ts.tv_nsec) * 1e-9
+    }
+    static func add(_ i: Int, _ t0: Double) { acc[i] += now() - t0 }
 }
