@@ -137,23 +137,30 @@ public struct Matrix: Equatable, Sendable {
     public var frobeniusNorm: Double {
         // Scaled sum avoids overflow/underflow for extreme magnitudes.
         let scale = maxAbs
-        guard scale > 0, scale.isFinite else { return scale }
+        guard scale > 0, scale.isFinite else { return scale } // 0, +∞ or NaN
         var s = 0.0
         for v in elements { let r = v / scale; s += r * r }
         return scale * s.squareRoot()
     }
 
-    /// The largest absolute element (0 for an empty matrix).
-    public var maxAbs: Double { elements.reduce(0) { Swift.max($0, abs($1)) } }
+    /// The largest absolute element (0 for an empty matrix; NaN if any element is NaN).
+    public var maxAbs: Double {
+        var m = 0.0
+        for v in elements {
+            if v.isNaN { return .nan }
+            m = Swift.max(m, abs(v))
+        }
+        return m
+    }
 
     /// True when every element is finite.
     public var isFinite: Bool { elements.allSatisfy { $0.isFinite } }
 
-    /// True when square and `|a_ij − a_ji| ≤ tolerance` (absolute) for all i, j.
+    /// True when square and `|a_ij − a_ji| ≤ tolerance` (absolute) for all i, j (false if any pair involves NaN).
     public func isSymmetric(tolerance: Double = 1e-9) -> Bool {
         guard isSquare else { return false }
         for j in 0..<columns {
-            for i in (j + 1)..<rows where abs(elements[i + j * rows] - elements[j + i * rows]) > tolerance {
+            for i in (j + 1)..<rows where !(abs(elements[i + j * rows] - elements[j + i * rows]) <= tolerance) {
                 return false
             }
         }

@@ -61,9 +61,14 @@ struct FactorizationTests {
         #expect(throws: LinearAlgebraError.dimensionMismatch) { try sq.qr().applyQTransposed(to: Matrix(columnVector: [1, 2])) }
     }
 
-    @Test func nonFiniteInputIsAThrownLapackError() {
-        let a = Matrix(rows: 2, columns: 2, rowMajor: [1, .nan, 0, 1])
+    @Test func nonFiniteInputThrowsInsteadOfReturningGarbage() {
+        let a = Matrix(rows: 2, columns: 2, rowMajor: [1, .nan, .nan, 1])
         #expect(throws: LinearAlgebraError.self) { try a.svd() }
+        #expect(throws: LinearAlgebraError.self) { try a.cholesky() }
+        #expect(throws: LinearAlgebraError.self) { try a.symmetricEigen() }
+        #expect(throws: LinearAlgebraError.self) { try a.solve(Matrix(columnVector: [1, 1])) }
+        #expect(throws: LinearAlgebraError.self) { try a.leastSquares(Matrix(columnVector: [1, 1])) }
+        #expect(throws: LinearAlgebraError.self) { try a.qr() }
     }
 
     // MARK: LU solve

@@ -93,5 +93,10 @@ struct MatrixBasicsTests {
         #expect(s.symmetrized().rowMajor == [1, 2.25, 2.25, 1])
         #expect(s.symmetrized().isSymmetric(tolerance: 0))
         #expect(!Matrix.zeros(2, 3).isSymmetric())
+        // NaN is never symmetric and never hides in a norm.
+        let nan = Matrix(rows: 2, columns: 2, rowMajor: [0, .nan, 0, 0])
+        #expect(!nan.isSymmetric(tolerance: 1))
+        #expect(nan.frobeniusNorm.isNaN && nan.maxAbs.isNaN)
+        #expect(!nan.isFinite)
     }
 }
