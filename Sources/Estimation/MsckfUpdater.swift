@@ -54,6 +54,8 @@ struct MsckfUpdater {
         var point: TriangulatedPoint
         /// Observations dropped by the robust triangulation.
         var dropped: Int
+        /// `rᵀ (H P Hᵀ + I)⁻¹ r`.
+        var chi2: Double
     }
 
     /// Builds the null-space-projected residual of one track, or nil if it cannot be triangulated.
@@ -106,7 +108,37 @@ struct MsckfUpdater {
             r[2 * k] = (o.normalized.x - z.x) * w
             r[2 * k + 1] = (o.normalized.y - z.y) * w
         }
-        // Left null-space projection of Hf by Givens rotations (zero Hf below its diagonal, bottom-up).
+        // Innovation covariance of the unprojected residual, S = Hx P Hxᵀ, from its 2×6 blocks (each
+        // observation touches one clone): O(k²) instead of O(rows · cols²) for the projected dense H.
+        var S = [Double](repeating: 0, count: m * m) // row-major m × m
+        let n = state.dimension
+        state.withCovariance { P in
+            for a in 0..<obs.count {
+                let la = local[cloneIndex[obs[a].t_ns]!]!, ia = FilterState.cloneIndex(involved[la])
+                for b in a..<obs.count {
+                    let lb = local[cloneIndex[obs[b].t_ns]!]!, ib = FilterState.cloneIndex(involved[lb])
+                    // T = P_ab · B_bᵀ (6 × 2), then S_ab = B_a · T.
+                    var t = [Double](repeating: 0, count: 12)
+                    for p in 0..<6 {
+                        for q in 0..<6 {
+                            let pv = P[(ia + p) + (ib + q) * n]
+                            t[p * 2] += pv * Hx[(2 * b) * cols + 6 * lb + q]
+                            t[p * 2 + 1] += pv * Hx[(2 * b + 1) * cols + 6 * lb + q]
+                        }
+                    }
+                    for i in 0..<2 {
+                        for j in 0..<2 {
+                            var v = 0.0
+                            for p in 0..<6 { v += Hx[(2 * a + i) * cols + 6 * la + p] * t[p * 2 + j] }
+                            S[(2 * a + i) * m + 2 * b + j] = v
+                            S[(2 * b + j) * m + 2 * a + i] = v
+                        }
+                    }
+                }
+            }
+        }
+        // Left null-space projection of Hf by Givens rotations (zero Hf below its diagonal, bottom-up),
+        // applied to Hx, r and both sides of S.
         for j in 0..<3 {
             var i = m - 1
             while i > j {
@@ -127,34 +159,29 @@ struct MsckfUpdater {
                     let x = r[i - 1], y = r[i]
                     r[i - 1] = c * x + s * y
                     r[i] = -s * x + c * y
+                    for k in 0..<m {
+                        let x = S[(i - 1) * m + k], y = S[i * m + k]
+                        S[(i - 1) * m + k] = c * x + s * y
+                        S[i * m + k] = -s * x + c * y
+                    }
+                    for k in 0..<m {
+                        let x = S[k * m + i - 1], y = S[k * m + i]
+                        S[k * m + i - 1] = c * x + s * y
+                        S[k * m + i] = -s * x + c * y
+                    }
                 }
                 i -= 1
             }
         }
         let rows = m - 3
         guard rows > 0 else { return nil }
+        // χ² = rᵀ (S_o + I)⁻¹ r with S_o the trailing block, by a small Cholesky factorisation.
+        var So = [Double](repeating: 0, count: rows * rows)
+        for i in 0..<rows { for j in 0..<rows { So[i * rows + j] = S[(i + 3) * m + j + 3] } }
+        for i in 0..<rows { So[i * rows + i] += 1 }
+        guard let chi2 = choleskyQuadraticForm(&So, Array(r[3...]), n: rows) else { return nil }
         return FeatureResidual(cloneIndices: involved, Hx: Array(Hx[(3 * cols)...]), r: Array(r[3...]), rows: rows,
-                               point: point, dropped: all.count - obs.count)
-    }
-
-    /// χ² of a residual against `H P Hᵀ + I`, and its gate threshold.
-    func chi2(_ f: FeatureResidual, state: FilterState) -> (Double, Double)? {
-        let cols = 6 * f.cloneIndices.count
-        // P restricted to the involved clones.
-        var Psub = Matrix(rows: cols, columns: cols)
-        for (a, ca) in f.cloneIndices.enumerated() {
-            for (b, cb) in f.cloneIndices.enumerated() {
-                let ia = FilterState.cloneIndex(ca), ib = FilterState.cloneIndex(cb)
-                for i in 0..<6 { for j in 0..<6 { Psub[6 * a + i, 6 * b + j] = state.covariance(ia + i, ib + j) } }
-            }
-        }
-        let H = Matrix(rows: f.rows, columns: cols, rowMajor: f.Hx)
-        var S = H * Psub.timesTransposed(H)
-        for i in 0..<f.rows { S[i, i] += 1 }
-        guard let x = try? S.choleskySolve(Matrix(columnVector: f.r)) else { return nil }
-        var chi = 0.0
-        for i in 0..<f.rows { chi += f.r[i] * x.elements[i] }
-        return (chi, gate.threshold(dof: f.rows))
+                               point: point, dropped: all.count - obs.count, chi2: chi2)
     }
 
     /// Runs the update with `tracks` (at most `maxFeaturesPerUpdate`, longest first).
@@ -166,17 +193,12 @@ struct MsckfUpdater {
         let ordered = tracks.sorted { ($0.observations.count, $1.id) > ($1.observations.count, $0.id) }
             .prefix(configuration.maxFeaturesPerUpdate)
         var accepted: [FeatureResidual] = []
-        let T0 = ProfileClock.now()
-        defer { ProfileClock.add(3, T0) }
         for t in ordered {
-            let T4 = ProfileClock.now()
-            let fOpt = residual(for: t, state: state, cloneIndex: cloneIndex)
-            ProfileClock.add(4, T4)
-            guard let f = fOpt else {
+            guard let f = residual(for: t, state: state, cloneIndex: cloneIndex) else {
                 result.failedTriangulation += 1
                 continue
             }
-            guard let (chi, threshold) = chi2(f, state: state), chi < threshold else {
+            guard f.chi2 < gate.threshold(dof: f.rows) else {
                 result.rejectedByGate += 1
                 continue
             }
@@ -184,8 +206,6 @@ struct MsckfUpdater {
             result.droppedObservations += f.dropped
             result.landmarks.append(Landmark(id: t.id, p_W: f.point.p_W, std_m: f.point.std_m))
         }
-        ProfileClock.add(0, T0)
-        let T1 = ProfileClock.now()
         result.accepted = accepted.count
         guard !accepted.isEmpty else { return result }
         // Stack into H over the clone columns only (the inertial columns of a visual residual are zero).
@@ -211,23 +231,34 @@ struct MsckfUpdater {
             H = qr.r
             r = Array(qtr.elements[0..<c])
         }
-        ProfileClock.rows += m
-        ProfileClock.add(1, T1)
-        let T2 = ProfileClock.now()
-        defer { ProfileClock.add(2, T2) }
         result.rows = H.rows
         do { try state.update(cloneColumnsH: H, r: r) } catch { result.accepted = 0; result.landmarks = [] }
         return result
     }
 }
 
-enum ProfileClock {
-    nonisolated(unsafe) static var acc = [Double](repeating: 0, count: 8)
-    nonisolated(unsafe) static var rows = 0
-    static func now() -> Double {
-        var ts = timespec()
-        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts)
-        return Double(ts.tv_sec) + Double(ts.tv_nsec) * 1e-9
+/// `rᵀ A⁻¹ r` for a symmetric positive-definite `A` (row-major `n × n`, overwritten by its Cholesky
+/// factor); nil if A is not positive definite.
+func choleskyQuadraticForm(_ a: inout [Double], _ r: [Double], n: Int) -> Double? {
+    for j in 0..<n {
+        var d = a[j * n + j]
+        for k in 0..<j { d -= a[j * n + k] * a[j * n + k] }
+        guard d > 0, d.isFinite else { return nil }
+        let l = d.squareRoot()
+        a[j * n + j] = l
+        for i in (j + 1)..<max(j + 1, n) {
+            var v = a[i * n + j]
+            for k in 0..<j { v -= a[i * n + k] * a[j * n + k] }
+            a[i * n + j] = v / l
+        }
     }
-    static func add(_ i: Int, _ t0: Double) { acc[i] += now() - t0 }
+    // Forward substitution L y = r; the form is |y|².
+    var y = r, q = 0.0
+    for i in 0..<n {
+        var v = y[i]
+        for k in 0..<i { v -= a[i * n + k] * y[k] }
+        y[i] = v / a[i * n + i]
+        q += y[i] * y[i]
+    }
+    return q
 }
