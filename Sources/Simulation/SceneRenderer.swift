@@ -70,10 +70,13 @@ public final class SceneRenderer: @unchecked Sendable {
             DispatchQueue.concurrentPerform(iterations: surfaces.count) { i in
                 guard case .procedural(let seed) = surfaces[i].texture else { return }
                 let extent = max(surfaces[i].maxUV.x - surfaces[i].minUV.x, surfaces[i].maxUV.y - surfaces[i].minUV.y)
-                let size = ProceduralTexture.size(forExtent: extent, metresPerTexel: options.metresPerTexel,
+                // Big surfaces (façades, courtyard ground, > 10 m) get 3× larger texture features, so they
+                // stay trackable from 10–20 m away.
+                let scale = extent > 10 ? 3.0 : 1.0
+                let size = ProceduralTexture.size(forExtent: extent, metresPerTexel: options.metresPerTexel * scale,
                                                   maxSize: options.maxTextureSize)
                 let img = ProceduralTexture.generate(seed: seed, size: size, metresPerTexel: options.metresPerTexel)
-                base[i] = TexturePyramid(level0: img, size: size, metresPerTexel: options.metresPerTexel)
+                base[i] = TexturePyramid(level0: img, size: size, metresPerTexel: options.metresPerTexel * scale)
             }
         }
         textures = tex
