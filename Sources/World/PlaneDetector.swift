@@ -123,17 +123,23 @@ public struct PlaneDetector: Sendable {
         cumulative.reserveCapacity(nBins + 1)
         for c in hist { cumulative.append(cumulative[cumulative.count - 1] + c) }
         let halfBins = Int((band / bin).rounded(.up))
+        // Landmarks sorted by height: a band's inliers are a contiguous range found by binary search.
+        let order = zs.indices.sorted { zs[$0] < zs[$1] }
+        let sortedZ = order.map { zs[$0] }
+        func bandMembers(around h: Double) -> ArraySlice<Int> {
+            order[lowerBound(sortedZ, h - band)..<lowerBound(sortedZ, h + band + 1e-12)]
+        }
         var accepted: [Double] = []
         for p in peaks {
             let support = cumulative[min(nBins, p + halfBins + 1)] - cumulative[max(0, p - halfBins)]
             guard support >= Double(options.minPoints) else { continue }
             let h0 = zLo + (Double(p) + 0.5) * bin
             if accepted.contains(where: { abs($0 - h0) < options.minPeakSeparation_m }) { continue }
-            var inliers = zs.indices.filter { abs(zs[$0] - h0) <= band }
+            var inliers = bandMembers(around: h0)
             guard inliers.count >= options.minPoints else { continue }
             var h = Self.median(inliers.map { zs[$0] })
             for _ in 0..<3 {
-                inliers = zs.indices.filter { abs(zs[$0] - h) <= band }
+                inliers = bandMembers(around: h)
                 guard !inliers.isEmpty else { break }
                 h = weightedMean(inliers.map { pts[$0] }).z
             }
@@ -164,6 +170,13 @@ public struct PlaneDetector: Sendable {
         }
         candidates.sort { $0.points.count > $1.points.count }
         return candidates
+    }
+
+    /// Index of the first element of the ascending array `a` that is ≥ `x`.
+    func lowerBound(_ a: [Double], _ x: Double) -> Int {
+        var lo = 0, hi = a.count
+        while lo < hi { let mid = (lo + hi) / 2; if a[mid] < x { lo = mid + 1 } else { hi = mid } }
+        return lo
     }
 
     /// The 1/σ²-weighted mean position.

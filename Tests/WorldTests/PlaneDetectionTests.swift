@@ -152,7 +152,7 @@ import Testing
         #expect(floorAdded.t_ns - frames[0].t_ns <= 1_500_000_000)
         // No spurious horizontal planes from outliers or wall slices.
         #expect(session.planes.filter { $0.alignment == .horizontal }.count == 2)
-        // Extent within 20 % even with an outlier 2 cm from the table's height just beside it (stray points are culled).
+        // Extent within 20 % even with an outlier at the table's height 0.2 m beside it (stray points are culled).
         let sides = [table.extent.width, table.extent.length].sorted()
         #expect(abs(sides[0] - 0.8) / 0.8 < 0.2 && abs(sides[1] - 1.2) / 1.2 < 0.2)
         print("sparse room: floor after \(Double(floorAdded.t_ns - frames[0].t_ns) * 1e-9) s, h \(floor.height_m); table h \(table.height_m), sides \(table.extent.width) × \(table.extent.length); planes \(session.planes.map { "\($0.id):\($0.classification.rawValue)" })")
