@@ -80,10 +80,10 @@ private enum M3 {
         let (x1, x2, outlier) = Self.correspondences()
         let threshold = 1e-3
         let result = try EpipolarRANSAC.essential(x1, x2, threshold: threshold)
-        // 1e-4 noise on ~0.3-wide point spreads perturbs E at the 1e-3 level; 1e-2 still rejects
-        // any wrong pose (a 0.01 rad rotation error moves E by more).
+        // 1e-4 noise perturbs the unit-norm E by ~4e-4 (measured); 3e-3 leaves margin and still
+        // rejects a wrong pose (a 0.01 rad rotation error moves E by more).
         let distance = M3.projectiveDistance(result.matrix, Self.E)
-        #expect(distance < 1e-2, "E error \(distance)")
+        #expect(distance < 3e-3, "E error \(distance)")
         // Every true inlier is kept; outliers are flagged unless they happen to lie on their
         // epipolar line (checked against the true model).
         for i in x1.indices where !outlier[i] { #expect(result.inliers[i], "inlier \(i) rejected") }
@@ -110,11 +110,11 @@ private enum M3 {
         // F = K⁻ᵀ E K⁻¹ with K = [f 0 cx; 0 f cy; 0 0 1].
         let kInv: [Double] = [1 / f, 0, -cx / f, 0, 1 / f, -cy / f, 0, 0, 1]
         let F = M3.mul(M3.transpose(kInv), M3.mul(Self.E, kInv))
-        // Linear 8-point estimates are noisier than the 5-point essential: 5e-2.
-        #expect(M3.projectiveDistance(result.matrix, F) < 5e-2)
+        // The 8-point estimate is noisier than the 5-point essential (measured ~3e-3): 1e-2.
+        #expect(M3.projectiveDistance(result.matrix, F) < 1e-2)
         let flaggedOutliers = x1.indices.filter { outlier[$0] && !result.inliers[$0] }.count
-        #expect(flaggedOutliers >= 36) // of 40
-        #expect(x1.indices.filter { !outlier[$0] && result.inliers[$0] }.count >= 155) // of 160
+        #expect(flaggedOutliers >= 38) // of 40 (a random point may fall near its epipolar line)
+        #expect(x1.indices.filter { !outlier[$0] && result.inliers[$0] }.count >= 158) // of 160
     }
 
     @Test func rejectsBadInput() {

@@ -1,0 +1,26 @@
+import Foundation
+import LinearAlgebra
+
+extension FilterState {
+    /// One EKF update with a whitened linear measurement `r = H δx + n`, `n ~ N(0, I)`.
+    ///
+    /// `S = H P Hᵀ + I`, `K = P Hᵀ S⁻¹`, `δx = K r`, `P ← P − K S Kᵀ` (symmetrised), then the correction
+    /// is injected into the mean. Throws (and leaves the state unchanged) if S is not positive definite
+    /// or the result is not finite.
+    mutating func update(H: Matrix, r: [Double]) throws {
+        let n = dimension
+        precondition(H.columns == n && H.rows == r.count)
+        let P = covarianceMatrix
+        let PHt = P.timesTransposed(H) // n × m
+        var S = H * PHt // m × m
+        for i in 0..<S.rows { S[i, i] += 1 }
+        let Kt = try S.choleskySolve(PHt.transposed) // S⁻¹ H P, m × n
+        let dx = Kt.transposedTimes(Matrix(columnVector: r)).elements
+        let newP = P - PHt * Kt
+        guard dx.allSatisfy({ $0.isFinite }), newP.isFinite else { throw LinearAlgebraError.notPositiveDefinite }
+        setCovariance(newP)
+        // Guard the diagonal against round-off making a variance slightly negative.
+        for i in 0..<n where covariance(i, i) < 1e-18 { setDiagonal(i, 1e-18) }
+        inject(dx)
+    }
+}

@@ -1,0 +1,74 @@
+import Foundation
+import Geometry
+import Sensors
+
+/// The text of ASL/EuRoC dataset files (CSV and `%YAML:1.0` sensor descriptions).
+public enum AslText {
+    /// `imu0/data.csv` with EuRoC's header.
+    public static func imuCSV(_ samples: [ImuSample]) -> String {
+        var s = "#timestamp [ns],w_RS_S_x [rad s^-1],w_RS_S_y [rad s^-1],w_RS_S_z [rad s^-1],a_RS_S_x [m s^-2],a_RS_S_y [m s^-2],a_RS_S_z [m s^-2]\n"
+        s.reserveCapacity(samples.count * 140)
+        for m in samples {
+            s += "\(m.t_ns),\(m.gyro_B.x),\(m.gyro_B.y),\(m.gyro_B.z),\(m.accel_B.x),\(m.accel_B.y),\(m.accel_B.z)\n"
+        }
+        return s
+    }
+
+    /// `state_groundtruth_estimate0/data.csv` with EuRoC's header; quaternions (w, x, y, z) with w ≥ 0.
+    public static func groundTruthCSV(_ states: [GroundTruthState]) -> String {
+        var s = "#timestamp, p_RS_R_x [m], p_RS_R_y [m], p_RS_R_z [m], q_RS_w [], q_RS_x [], q_RS_y [], q_RS_z [], v_RS_R_x [m s^-1], v_RS_R_y [m s^-1], v_RS_R_z [m s^-1], b_w_RS_S_x [rad s^-1], b_w_RS_S_y [rad s^-1], b_w_RS_S_z [rad s^-1], b_a_RS_S_x [m s^-2], b_a_RS_S_y [m s^-2], b_a_RS_S_z [m s^-2]\n"
+        s.reserveCapacity(states.count * 330)
+        for g in states {
+            let p = g.T_W_B.translation, q = g.T_W_B.rotation.quaternion.normalized
+            let v = g.v_W, bw = g.gyroBias_B, ba = g.accelBias_B
+            s += "\(g.t_ns),\(p.x),\(p.y),\(p.z),\(q.w),\(q.x),\(q.y),\(q.z),\(v.x),\(v.y),\(v.z),\(bw.x),\(bw.y),\(bw.z),\(ba.x),\(ba.y),\(ba.z)\n"
+        }
+        return s
+    }
+
+    static func matrixYaml(_ T: SE3) -> String {
+        let m = T.matrix4x4RowMajor.map { "\($0)" }
+        return """
+        T_BS:
+          cols: 4
+          rows: 4
+          data: [\(m[0..<4].joined(separator: ", ")),
+                 \(m[4..<8].joined(separator: ", ")),
+                 \(m[8..<12].joined(separator: ", ")),
+                 \(m[12..<16].joined(separator: ", "))]
+
+        """
+    }
+
+    /// A camera's `sensor.yaml` (EuRoC format).
+    public static func cameraYaml(_ cam: CameraCalibration) -> String {
+        let k = cam.model.intrinsics
+        let rate = cam.rateHz == cam.rateHz.rounded() ? "\(Int(cam.rateHz))" : "\(cam.rateHz)"
+        return "%YAML:1.0\n# General sensor definitions.\nsensor_type: camera\ncomment: WorldTrack simulated \(cam.name)\n\n"
+            + "# Sensor extrinsics wrt. the body-frame.\n" + matrixYaml(cam.T_B_C)
+            + "\n# Camera specific definitions.\nrate_hz: \(rate)\nresolution: [\(cam.model.width), \(cam.model.height)]\n"
+            + "camera_model: pinhole\nintrinsics: [\(k.fx), \(k.fy), \(k.cx), \(k.cy)] #fu, fv, cu, cv\n"
+            + "distortion_model: \(cam.model.distortion.yamlName)\n"
+            + "distortion_coefficients: [\(cam.model.distortion.coefficients.map { "\($0)" }.joined(separator: ", "))]\n"
+    }
+
+    /// `imu0/sensor.yaml` with the noise parameters.
+    public static func imuYaml(_ o: ImuSimulationOptions) -> String {
+        let rate = o.rateHz == o.rateHz.rounded() ? "\(Int(o.rateHz))" : "\(o.rateHz)"
+        let n = o.noise
+        return "%YAML:1.0\nsensor_type: imu\ncomment: WorldTrack simulated IMU (EuRoC ADIS16448 noise model)\n\n"
+            + "# Sensor extrinsics wrt. the body-frame.\n" + matrixYaml(.identity) + "rate_hz: \(rate)\n\n"
+            + "# inertial sensor noise model parameters (static)\n"
+            + "gyroscope_noise_density: \(n.gyroscopeNoiseDensity)     # [ rad / s / sqrt(Hz) ]   ( gyro \"white noise\" )\n"
+            + "gyroscope_random_walk: \(n.gyroscopeRandomWalk)       # [ rad / s^2 / sqrt(Hz) ] ( gyro bias diffusion )\n"
+            + "accelerometer_noise_density: \(n.accelerometerNoiseDensity)  # [ m / s^2 / sqrt(Hz) ]   ( accel \"white noise\" )\n"
+            + "accelerometer_random_walk: \(n.accelerometerRandomWalk)    # [ m / s^3 / sqrt(Hz) ].  ( accel bias diffusion )\n"
+    }
+
+    /// `state_groundtruth_estimate0/sensor.yaml`.
+    public static let groundTruthYaml = "%YAML:1.0\nsensor_type: visual-inertial\ncomment: WorldTrack exact simulated ground truth of the body (IMU) frame\n\n"
+        + matrixYaml(.identity)
+
+    /// `body.yaml`.
+    public static let bodyYaml = "%YAML:1.0\ncomment: WorldTrack simulated rig (body frame = IMU frame)\n"
+}

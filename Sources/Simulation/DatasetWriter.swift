@@ -1,0 +1,143 @@
+import Foundation
+import Geometry
+import Imaging
+import Sensors
+
+/// What a simulation run wrote.
+public struct SimulationSummary: Sendable {
+    /// Output folder.
+    public var directory: String
+    /// Images written per camera.
+    public var framesPerCamera: Int
+    /// IMU samples written.
+    public var imuSamples: Int
+    /// Wall-clock seconds spent rendering and writing images.
+    public var imageSeconds: Double
+}
+
+/// Writes a simulated dataset in the ASL/EuRoC layout:
+///
+/// ```
+/// DIR/mav0/body.yaml
+/// DIR/mav0/cam0/{sensor.yaml, data.csv, data/<t_ns>.png}   (+ cam1 with stereo)
+/// DIR/mav0/imu0/{sensor.yaml, data.csv}
+/// DIR/mav0/state_groundtruth_estimate0/{sensor.yaml, data.csv}   (p, q(w,x,y,z), v, b_w, b_a at the IMU rate)
+/// DIR/scene.json                                              (scene geometry, measurement pairs, run facts)
+/// ```
+/// Numbers are written with Swift's shortest round-trip formatting, so ground truth is exact.
+public enum DatasetWriter {
+    /// Simulates `config` and writes it into `directory`. Refuses a non-empty existing folder unless
+    /// `force` (then only the dataset's own `mav0/` and `scene.json` are replaced). `progress` is called
+    /// after each frame with (frames done, frames total).
+    @discardableResult
+    public static func write(_ config: SimulationConfig, to directory: String, force: Bool = false,
+                             progress: ((Int, Int) -> Void)? = nil) throws -> SimulationSummary {
+        guard config.seconds > 0, config.seconds.isFinite else {
+            throw SimulationError.badConfig("seconds must be > 0 (got \(config.seconds))")
+        }
+        guard !config.rig.cameras.isEmpty else { throw SimulationError.badConfig("the rig has no camera") }
+        let trajectory = try config.trajectory()
+        let fm = FileManager.default
+        var isDir: ObjCBool = false
+        if fm.fileExists(atPath: directory, isDirectory: &isDir) {
+            guard isDir.boolValue else { throw SimulationError.outputNotEmpty(directory) }
+            let items = (try? fm.contentsOfDirectory(atPath: directory)) ?? []
+            if !items.isEmpty {
+                guard force else { throw SimulationError.outputNotEmpty(directory) }
+                for own in ["mav0", "scene.json"] where items.contains(own) {
+                    try? fm.removeItem(atPath: directory + "/" + own)
+                }
+            }
+        }
+        let mav = directory + "/mav0"
+        func mkdir(_ p: String) throws {
+            do { try fm.createDirectory(atPath: p, withIntermediateDirectories: true) } catch {
+                throw SimulationError.writeFailed(path: p, reason: "\(error.localizedDescription)")
+            }
+        }
+        func write(_ text: String, _ path: String) throws {
+            do { try Data(text.utf8).write(to: URL(fileURLWithPath: path)) } catch {
+                throw SimulationError.writeFailed(path: path, reason: "\(error.localizedDescription)")
+            }
+        }
+        try mkdir(mav)
+
+        // IMU and ground truth.
+        let imu = ImuSynthesizer.synthesize(trajectory: trajectory, seconds: config.seconds, startTimeNs: config.startTimeNs,
+                                            options: config.imu, seed: config.seed)
+        try mkdir(mav + "/imu0")
+        try write(AslText.imuYaml(config.imu), mav + "/imu0/sensor.yaml")
+        try write(AslText.imuCSV(imu.samples), mav + "/imu0/data.csv")
+        try mkdir(mav + "/state_groundtruth_estimate0")
+        try write(AslText.groundTruthYaml, mav + "/state_groundtruth_estimate0/sensor.yaml")
+        try write(AslText.groundTruthCSV(imu.groundTruth), mav + "/state_groundtruth_estimate0/data.csv")
+        try write(AslText.bodyYaml, mav + "/body.yaml")
+
+        // Scene description.
+        var options: [String: String] = [
+            "cameras": "\(config.rig.cameras.count)",
+            "cameraModel": config.rig.cameras[0].model.distortion.yamlName,
+            "resolution": "\(config.rig.cameras[0].model.width)x\(config.rig.cameras[0].model.height)",
+            "startMoving": "\(config.trajectoryOptions.startMoving)",
+            "imuWhiteNoise": "\(config.imu.whiteNoise)", "imuBiases": "\(config.imu.biases)",
+            "imageNoiseSigma": "\(config.effects.noiseSigma)", "motionBlur": "\(config.effects.motionBlur)",
+            "exposureVariation": "\(config.effects.exposureVariation)",
+        ]
+        if let s = config.trajectoryOptions.stillSegment { options["stillSegment"] = "\(s.start)+\(s.duration)s" }
+        if let s = config.trajectoryOptions.pureRotationSegment { options["pureRotationSegment"] = "\(s.start)+\(s.duration)s" }
+        if let s = config.trajectoryOptions.fastShakeSegment { options["fastShakeSegment"] = "\(s.start)+\(s.duration)s" }
+        let info = SimulationInfo(trajectory: trajectory.name, seed: config.seed, seconds: config.seconds,
+                                  cameraRateHz: config.rig.cameras[0].rateHz, imuRateHz: config.imu.rateHz,
+                                  startTimeNs: config.startTimeNs, timeOffsetNs: config.timeOffsetNs, options: options)
+        do {
+            try config.scene.jsonData(simulation: info).write(to: URL(fileURLWithPath: directory + "/scene.json"))
+        } catch {
+            throw SimulationError.writeFailed(path: directory + "/scene.json", reason: "\(error)")
+        }
+
+        // Images.
+        let start = Date()
+        let stamps = config.cameraTimestamps()
+        let renderer = SceneRenderer(scene: config.scene, options: config.render)
+        let synth = ImageSynthesizer(renderer: renderer, effects: config.effects, seed: config.seed)
+        let maps = config.rig.cameras.map { BearingMap(model: $0.model) }
+        for cam in config.rig.cameras {
+            try mkdir(mav + "/\(cam.name)/data")
+            try write(AslText.cameraYaml(cam), mav + "/\(cam.name)/sensor.yaml")
+            try write("#timestamp [ns],filename\n" + stamps.map { "\($0),\($0).png\n" }.joined(),
+                      mav + "/\(cam.name)/data.csv")
+        }
+        // Encode/write PNGs on a serial queue while the next frame renders (at most 2 frames in flight).
+        let writer = DispatchQueue(label: "worldtrack.simulate.png")
+        let inFlight = DispatchSemaphore(value: 2)
+        let failure = FailureBox()
+        for (k, t_ns) in stamps.enumerated() {
+            if let e = failure.error { throw e }
+            let t = config.trajectoryTime(ofImageStamped: t_ns)
+            for (c, cam) in config.rig.cameras.enumerated() {
+                let img = synth.image(trajectory: trajectory, t: t, T_B_C: cam.T_B_C, map: maps[c], frameIndex: k, cameraIndex: c)
+                let path = mav + "/\(cam.name)/data/\(t_ns).png"
+                inFlight.wait()
+                writer.async {
+                    defer { inFlight.signal() }
+                    do { try ImageCodec.writePNG(img, to: path) } catch {
+                        failure.set(SimulationError.writeFailed(path: path, reason: "\(error)"))
+                    }
+                }
+            }
+            progress?(k + 1, stamps.count)
+        }
+        writer.sync {}
+        if let e = failure.error { throw e }
+        return SimulationSummary(directory: directory, framesPerCamera: stamps.count, imuSamples: imu.samples.count,
+                                 imageSeconds: Date().timeIntervalSince(start))
+    }
+}
+
+/// First error raised on the writer queue.
+private final class FailureBox: @unchecked Sendable {
+    private let lock = NSLock()
+    private var stored: Error?
+    var error: Error? { lock.lock(); defer { lock.unlock() }; return stored }
+    func set(_ e: Error) { lock.lock(); if stored == nil { stored = e }; lock.unlock() }
+}
