@@ -189,3 +189,19 @@ func pixel(_ p_W: Vec3, _ T_W_C: SE3 = defaultPose) throws -> [Double] {
         #expect(first.hasPrefix(#"{"T_world_camera":["#))
     }
 }
+
+@Suite struct WorldStreamTests {
+    @Test func recordsComeInFrameEventsConsumerOrder() throws {
+        let stream = WorldStream(consumers: [CursorConsumer(placeTimes: [.relativeSeconds(0)])], writer: nil)
+        var gen = RoomLandmarks(seed: 1)
+        let records = try stream.process(frameInput(0, landmarks: gen.batch(floor: 40, table: 10, wall: 15)))
+        let types = records.map(\.type)
+        #expect(types.first == "frame")
+        // Plane additions (world events) precede the cursor's records, and the cursor's placement follows its record.
+        let firstCursor = try #require(types.firstIndex(of: "cursor"))
+        #expect(types[1..<firstCursor].allSatisfy { $0 == "anchor.added" } && firstCursor > 1)
+        #expect(types[(firstCursor + 1)...] == ["anchor.added"])
+        #expect((records.last as? AnchorEventRecord)?.kind == "user")
+        #expect(records.allSatisfy { $0.t_ns == 1_000_000_000 && $0.schema == StreamSchema.version })
+    }
+}
