@@ -209,7 +209,7 @@ enum SuiteRunner {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: executable)
         p.arguments = args
-        FileManager.default.createFile(atPath: log, contents: nil)
+        _ = FileManager.default.createFile(atPath: log, contents: nil)
         let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
         defer { try? handle.close() }
         p.standardOutput = handle
