@@ -3,5 +3,7 @@
 #ifndef WORLDTRACK_CLAPACKE_SHIM_H
 #define WORLDTRACK_CLAPACKE_SHIM_H
 #include <lapacke.h>
+// CBLAS (netlib reference, from libblas) for dgemm; Package.swift already links blas.
+#include <cblas.h>
 typedef lapack_int wt_lapack_int;
 #endif

@@ -80,18 +80,19 @@ wt_status decode(const char *function, const uint8_t *data, size_t size, int32_t
     return WT_OK;
 }
 
-wt_status encode_png(const char *function, const uint8_t *pixels, int32_t width, int32_t height,
-                     int32_t channels, std::vector<uchar> &bytes) {
+wt_status encode_image(const char *function, const uint8_t *pixels, int32_t width, int32_t height,
+                     int32_t channels, std::vector<uchar> &bytes, const char *ext = ".png",
+                     std::vector<int> params = {}) {
     wt_status s = wt::check_image(function, pixels, width, height, channels);
     if (s != WT_OK) return s;
     cv::Mat image = wt::wrap(pixels, width, height, channels);
     bool ok = false;
     try {
-        ok = cv::imencode(".png", image, bytes);
+        ok = cv::imencode(ext, image, bytes, params);
     } catch (const cv::Exception &e) {
-        return wt::fail(WT_ERR_ENCODE, std::string(function) + ": PNG encoding failed: " + e.what());
+        return wt::fail(WT_ERR_ENCODE, std::string(function) + ": " + ext + " encoding failed: " + e.what());
     }
-    if (!ok || bytes.empty()) return wt::fail(WT_ERR_ENCODE, std::string(function) + ": PNG encoding failed");
+    if (!ok || bytes.empty()) return wt::fail(WT_ERR_ENCODE, std::string(function) + ": " + ext + " encoding failed");
     return WT_OK;
 }
 
@@ -130,7 +131,26 @@ extern "C" wt_status wt_encode_png(const uint8_t *pixels, int32_t width, int32_t
         *out_bytes = nullptr;
         *out_size = 0;
         std::vector<uchar> bytes;
-        wt_status s = encode_png("wt_encode_png", pixels, width, height, channels, bytes);
+        wt_status s = encode_image("wt_encode_png", pixels, width, height, channels, bytes);
+        if (s != WT_OK) return s;
+        *out_bytes = wt::copy_out(bytes.data(), bytes.size());
+        *out_size = bytes.size();
+        return WT_OK;
+    });
+}
+
+extern "C" wt_status wt_encode_jpeg(const uint8_t *pixels, int32_t width, int32_t height, int32_t channels,
+                                    int32_t quality, uint8_t **out_bytes, size_t *out_size) {
+    return wt::guarded("wt_encode_jpeg", [&] {
+        if (out_bytes == nullptr || out_size == nullptr)
+            return wt::fail(WT_ERR_INVALID_ARGUMENT, "wt_encode_jpeg: NULL output pointer");
+        *out_bytes = nullptr;
+        *out_size = 0;
+        if (quality < 1 || quality > 100)
+            return wt::fail(WT_ERR_INVALID_ARGUMENT, "wt_encode_jpeg: quality must be in 1...100");
+        std::vector<uchar> bytes;
+        wt_status s = encode_image("wt_encode_jpeg", pixels, width, height, channels, bytes, ".jpg",
+                                 {cv::IMWRITE_JPEG_QUALITY, quality});
         if (s != WT_OK) return s;
         *out_bytes = wt::copy_out(bytes.data(), bytes.size());
         *out_size = bytes.size();
@@ -143,7 +163,7 @@ extern "C" wt_status wt_write_png(const char *path, const uint8_t *pixels, int32
     return wt::guarded("wt_write_png", [&] {
         if (path == nullptr) return wt::fail(WT_ERR_INVALID_ARGUMENT, "wt_write_png: path is NULL");
         std::vector<uchar> bytes;
-        wt_status s = encode_png("wt_write_png", pixels, width, height, channels, bytes);
+        wt_status s = encode_image("wt_write_png", pixels, width, height, channels, bytes);
         if (s != WT_OK) return s;
         std::FILE *file = std::fopen(path, "wb");
         if (file == nullptr) return wt::fail(WT_ERR_IO, std::string("cannot create: ") + std::strerror(errno));

@@ -8,7 +8,8 @@ public struct BGRColor: Equatable, Hashable, Sendable {
     /// A colour from red, green, blue (the usual reading order).
     public static func rgb(_ r: UInt8, _ g: UInt8, _ b: UInt8) -> BGRColor { BGRColor(b: b, g: g, r: r) }
 
-    /// Luma (ITU-R BT.601, as OpenCV's BGR-to-gray): 0.299 R + 0.587 G + 0.114 B, rounded.
+    /// Luma (ITU-R BT.601): 0.299 R + 0.587 G + 0.114 B, rounded (OpenCV's fixed-point
+    /// BGR-to-gray conversion agrees within 1).
     public var luminance: UInt8 {
         let red: Double = 0.299 * Double(r), green: Double = 0.587 * Double(g), blue: Double = 0.114 * Double(b)
         return UInt8(min(255, (red + green + blue).rounded()))
@@ -75,7 +76,7 @@ public struct ColorImage: Equatable, Sendable {
 }
 
 extension GrayImage {
-    /// The luma (BT.601) of a colour image, as OpenCV's BGR-to-gray conversion.
+    /// The luma (BT.601) of a colour image (`BGRColor.luminance` per pixel).
     public init(luminanceOf color: ColorImage) {
         var bytes = [UInt8](repeating: 0, count: color.width * color.height)
         for i in 0..<bytes.count {

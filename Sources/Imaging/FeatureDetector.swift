@@ -30,7 +30,7 @@ public enum FeatureDetector {
     ///   - maxCount: keep at most this many (the strongest); 0 = all.
     public static func fast(_ image: GrayImage, threshold: Int = 20, nonmaxSuppression: Bool = true,
                             mask: GrayImage? = nil, maxCount: Int = 0) throws -> [DetectedCorner] {
-        try checkDimensions(image.width, image.height)
+        try checkImage(image)
         try checkMask(mask, for: image)
         guard (0...255).contains(threshold) else {
             throw ImagingError.invalidArgument(message: "FAST threshold \(threshold) is outside 0...255")
@@ -57,7 +57,7 @@ public enum FeatureDetector {
     public static func shiTomasi(_ image: GrayImage, maxCorners: Int, qualityLevel: Double = 0.01,
                                  minDistance: Double = 10, blockSize: Int = 3, mask: GrayImage? = nil,
                                  subPixel: Bool = false) throws -> [DetectedCorner] {
-        try checkDimensions(image.width, image.height)
+        try checkImage(image)
         try checkMask(mask, for: image)
         let limit = try checkCount(maxCorners, "Shi-Tomasi max corners")
         let block = try checkCount(blockSize, "Shi-Tomasi block size")
@@ -72,6 +72,7 @@ public enum FeatureDetector {
     }
 
     private static func checkMask(_ mask: GrayImage?, for image: GrayImage) throws {
+        if let mask { try checkImage(mask, "mask") }
         if let mask, mask.width != image.width || mask.height != image.height {
             throw ImagingError.invalidArgument(
                 message: "mask is \(mask.width)x\(mask.height) but the image is \(image.width)x\(image.height)")

@@ -1,6 +1,7 @@
 import COpenCV
 
-/// Image file decoding and encoding (PNG, JPEG and the other formats OpenCV's imgcodecs reads).
+/// Image file decoding and encoding (decodes PNG, JPEG and the other formats OpenCV's imgcodecs
+/// reads; encodes PNG and JPEG).
 ///
 /// Decoding yields the stored pixels (EXIF orientation is ignored). Truncated or corrupt PNG and
 /// JPEG data throws `ImagingError.decode` rather than yielding a partial image. PNG output is
@@ -41,6 +42,16 @@ public enum ImageCodec {
         try encode(image.pixels, image.width, image.height, channels: 3)
     }
 
+    /// Encodes a gray image as JPEG bytes (lossy; `quality` 1...100).
+    public static func encodeJPEG(_ image: GrayImage, quality: Int = 90) throws -> [UInt8] {
+        try encode(image.pixels, image.width, image.height, channels: 1, jpegQuality: quality)
+    }
+
+    /// Encodes a colour image as JPEG bytes (lossy; `quality` 1...100).
+    public static func encodeJPEG(_ image: ColorImage, quality: Int = 90) throws -> [UInt8] {
+        try encode(image.pixels, image.width, image.height, channels: 3, jpegQuality: quality)
+    }
+
     /// Writes a gray image as a PNG file (replacing any existing file).
     public static func writePNG(_ image: GrayImage, to path: String) throws {
         try write(image.pixels, image.width, image.height, channels: 1, path: path)
@@ -79,20 +90,35 @@ public enum ImageCodec {
         return takePixels(buffer, width, height, channels: Int(channels))
     }
 
-    private static func encode(_ pixels: [UInt8], _ width: Int, _ height: Int, channels: Int32) throws -> [UInt8] {
+    private static func encode(_ pixels: [UInt8], _ width: Int, _ height: Int, channels: Int32,
+                               jpegQuality: Int? = nil) throws -> [UInt8] {
         try checkDimensions(width, height)
+        try checkByteCount(pixels, width, height, channels)
         var bytes: UnsafeMutablePointer<UInt8>?
         var size = 0
         defer { wt_free(bytes) }
         let status = pixels.withUnsafeBufferPointer {
-            wt_encode_png($0.baseAddress, Int32(width), Int32(height), channels, &bytes, &size)
+            if let jpegQuality {
+                return wt_encode_jpeg($0.baseAddress, Int32(width), Int32(height), channels,
+                                      Int32(clamping: jpegQuality), &bytes, &size)
+            }
+            return wt_encode_png($0.baseAddress, Int32(width), Int32(height), channels, &bytes, &size)
         }
         try checkStatus(status)
         return bytes.map { Array(UnsafeBufferPointer(start: $0, count: size)) } ?? []
     }
 
+    private static func checkByteCount(_ pixels: [UInt8], _ width: Int, _ height: Int, _ channels: Int32) throws {
+        guard pixels.count == width * height * Int(channels) else {
+            throw ImagingError.invalidArgument(message: "image has \(pixels.count) bytes but is \(width)x\(height)x\(channels)")
+        }
+    }
+
     private static func write(_ pixels: [UInt8], _ width: Int, _ height: Int, channels: Int32, path: String) throws {
-        do { try checkDimensions(width, height) } catch let ImagingError.invalidArgument(message) {
+        do {
+            try checkDimensions(width, height)
+            try checkByteCount(pixels, width, height, channels)
+        } catch let ImagingError.invalidArgument(message) {
             throw ImagingError.encode(path: path, message: message)
         }
         let status = pixels.withUnsafeBufferPointer {

@@ -17,7 +17,7 @@ public final class ImagePyramid: @unchecked Sendable {
     /// Builds the pyramid of `image` for LK windows up to `windowSize` pixels and levels
     /// 0...`maxLevel` (fewer when the image gets too small).
     public init(_ image: GrayImage, windowSize: Int = 21, maxLevel: Int = 3) throws {
-        try checkDimensions(image.width, image.height)
+        try checkImage(image)
         let requestedWindow = try checkCount(windowSize, "pyramid window size")
         let levels = try checkCount(maxLevel, "pyramid max level")
         var pointer: OpaquePointer?

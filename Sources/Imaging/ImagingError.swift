@@ -60,6 +60,16 @@ func checkDimensions(_ width: Int, _ height: Int, _ what: String = "image") thro
     }
 }
 
+/// Validates a gray image before its pixels go to C: positive size, 32-bit dimensions and a
+/// pixel buffer of exactly `width * height` bytes (`pixels` is a public `var`, so it is checked).
+func checkImage(_ image: GrayImage, _ what: String = "image") throws {
+    try checkDimensions(image.width, image.height, what)
+    guard image.pixels.count == image.width * image.height else {
+        throw ImagingError.invalidArgument(
+            message: "\(what) has \(image.pixels.count) pixels but is \(image.width)x\(image.height)")
+    }
+}
+
 /// Validates that a count fits the C layer's 32-bit counts.
 func checkCount(_ count: Int, _ what: String) throws -> Int32 {
     guard count >= 0, count <= Int(Int32.max) else {

@@ -49,7 +49,7 @@ public struct ORBDescriptor: Hashable, Sendable {
     /// ORB descriptors at the given keypoints, in input order; `nil` for keypoints too close to
     /// the border (within 31 pixels) to describe.
     public static func compute(_ image: GrayImage, keypoints: [Keypoint]) throws -> [ORBDescriptor?] {
-        try checkDimensions(image.width, image.height)
+        try checkImage(image)
         let count = try checkCount(keypoints.count, "ORB keypoints")
         if keypoints.isEmpty { return [] }
         let cKeypoints = keypoints.map {

@@ -67,6 +67,21 @@ import Testing
         #expect(throws: ImagingError.self) { try ImageCodec.decodeGray(data: bytes) }
     }
 
+    @Test func jpegDecodesCloseAndTruncatedJPEGThrows() throws {
+        let bytes = try ImageCodec.encodeJPEG(texture, quality: 95)
+        #expect(Array(bytes.prefix(2)) == [0xFF, 0xD8])
+        let decoded = try ImageCodec.decodeGray(data: bytes)
+        #expect(decoded.width == texture.width && decoded.height == texture.height)
+        // Quality 95 on a smooth texture: mean absolute error around 1 intensity level.
+        let mae = zip(decoded.pixels, texture.pixels).map { abs(Int($0) - Int($1)) }.reduce(0, +) / texture.pixels.count
+        #expect(mae <= 2)
+        // libjpeg pads a truncated scan with gray and only warns; the codec must refuse it.
+        for cut in [bytes.count - 2, bytes.count * 2 / 3, bytes.count / 3] {
+            #expect(throws: ImagingError.self) { try ImageCodec.decodeGray(data: Array(bytes.prefix(cut))) }
+        }
+        #expect(throws: ImagingError.self) { try ImageCodec.encodeJPEG(texture, quality: 0) }
+    }
+
     @Test func garbageAndEmptyDataThrow() {
         var rng = SyntheticImages.LCG(seed: 3)
         let garbage = (0..<1000).map { _ in UInt8(truncatingIfNeeded: rng.next() >> 32) }
@@ -83,6 +98,19 @@ import Testing
         } catch let error as ImagingError {
             #expect(error == .fileIO(path: path, message: "cannot open: No such file or directory"))
         } catch { Issue.record("unexpected error \(error)") }
+    }
+
+    @Test func directoryAndEmptyFileThrow() throws {
+        let dir = try TestData.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        #expect(throws: ImagingError.fileIO(path: dir.path, message: "cannot read: Is a directory")) {
+            try ImageCodec.decodeGray(contentsOf: dir.path)
+        }
+        let empty = dir.appendingPathComponent("empty.png").path
+        #expect(FileManager.default.createFile(atPath: empty, contents: Data()))
+        #expect(throws: ImagingError.decode(path: empty, message: "empty image data")) {
+            try ImageCodec.decodeGray(contentsOf: empty)
+        }
     }
 
     @Test func writeToUnwritablePathThrowsIOError() {

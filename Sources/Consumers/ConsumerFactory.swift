@@ -1,0 +1,31 @@
+import Foundation
+import World
+
+/// Builds consumers from `--consumer` specs (`NAME[:key=value,…]`).
+public enum ConsumerFactory {
+    /// Names of the built-in consumers.
+    public static let names = ["burst", "measure", "cursor"]
+
+    /// One-paragraph help for each consumer, for `--help`.
+    public static let help = """
+    burst:every=N,count=K,out=DIR[,start=T][,at=T1,T2,…]  save every N-th frame, K frames per trigger, as PNG + JSON sidecar
+    measure:taps=FILE[,pose_std=M][,pixel_std=PX]           measure tapped pixel polylines (JSON taps file) on the nearest frame
+    cursor[:place=T1,T2,…]                                  raycast from the image centre every frame; place anchors at times
+    Times: seconds from the first frame (2.5 or 2.5s) or absolute nanoseconds (1403715273262142976ns).
+    """
+
+    /// A consumer from a spec string; throws `ConsumerError` with a clear message on any problem.
+    public static func make(_ spec: String) throws -> any FrameConsumer {
+        try make(ConsumerSpec(parsing: spec))
+    }
+
+    /// A consumer from a parsed spec.
+    public static func make(_ spec: ConsumerSpec) throws -> any FrameConsumer {
+        switch spec.name {
+        case "burst": return try BurstConsumer(spec: spec)
+        case "measure": return try MeasureConsumer(spec: spec)
+        case "cursor": return try CursorConsumer(spec: spec)
+        default: throw ConsumerError.unknownConsumer(spec.name, known: names)
+        }
+    }
+}

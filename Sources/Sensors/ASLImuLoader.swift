@@ -1,0 +1,85 @@
+import Foundation
+import Geometry
+
+/// Loads the IMU folder of an ASL dataset (`sensor.yaml`, `data.csv`), logging problems.
+enum ASLImuLoader {
+    static func load(folder: String, options: ASLLoadOptions, log: inout ProblemLog) -> ImuStream? {
+        guard ASLDataset.isDirectory(folder) else {
+            log.fatal(folder, "missing folder: no IMU folder")
+            return nil
+        }
+        let yamlPath = (folder as NSString).appendingPathComponent("sensor.yaml")
+        let csvPath = (folder as NSString).appendingPathComponent("data.csv")
+        var calibration: ImuCalibration?
+        if ASLFiles.requireFile(yamlPath, log: &log) {
+            do {
+                calibration = try SensorYAML.readImu(path: yamlPath)
+            } catch let error as DatasetError {
+                error.problems.forEach { log.add($0) }
+            } catch {
+                log.fatal(yamlPath, "\(error)")
+            }
+        }
+        guard ASLFiles.requireFile(csvPath, log: &log) else { return nil }
+
+        var samples: [ImuSample] = []
+        var lines: [Int] = []
+        var rowCount = 0
+        var previous: (t: TimestampNs, line: Int)?
+        let readable = CSVReader.forEachRow(path: csvPath) { row in
+            rowCount += 1
+            guard row.fields.count == 7 else {
+                log.capped("malformed rows", DatasetProblem(.fatal, file: csvPath, line: row.line,
+                    message: "malformed row: expected 7 columns (timestamp [ns], gyro x y z [rad/s], accel x y z [m/s²]), got \(row.fields.count)"))
+                return
+            }
+            guard let t = ASLFiles.timestamp(row.fields[0], file: csvPath, line: row.line, log: &log) else { return }
+            var v = [Double](repeating: 0, count: 6)
+            var ok = true
+            for k in 0..<6 {
+                let field = row.fields[k + 1]
+                guard let x = Double(field) else {
+                    log.capped("malformed rows", DatasetProblem(.fatal, file: csvPath, line: row.line,
+                        message: "malformed row: column \(k + 2) '\(field)' is not a number"))
+                    ok = false
+                    break
+                }
+                guard x.isFinite else {
+                    log.capped("non-finite values", DatasetProblem(.fatal, file: csvPath, line: row.line,
+                        message: "non-finite IMU value \(field) in column \(k + 2)"))
+                    ok = false
+                    break
+                }
+                v[k] = x
+            }
+            ASLFiles.checkIncreasing(t, line: row.line, previous: previous, file: csvPath, log: &log)
+            previous = (t, row.line)
+            guard ok else { return }
+            samples.append(ImuSample(t_ns: t, gyro_B: Vec3(v[0], v[1], v[2]), accel_B: Vec3(v[3], v[4], v[5])))
+            lines.append(row.line)
+        }
+        guard readable else {
+            log.fatal(csvPath, "cannot read the file")
+            return nil
+        }
+        if rowCount == 0 { log.fatal(csvPath, "empty listing: no IMU samples") }
+
+        let medianPeriod = RateEstimate.medianPeriodNs(samples.map(\.t_ns))
+        if let medianPeriod, medianPeriod > 0 {
+            let limit = Double(medianPeriod) * options.imuGapPeriods
+            for i in 1..<samples.count {
+                let dt = samples[i].t_ns - samples[i - 1].t_ns
+                if Double(dt) > limit {
+                    log.capped("IMU gaps", DatasetProblem(.warning, file: csvPath, line: lines[i],
+                        message: String(format: "IMU gap of %.1f ms (%.1f sample periods) before this row, after t = %lld ns",
+                                        Double(dt) * 1e-6, Double(dt) / Double(medianPeriod), samples[i - 1].t_ns)))
+                }
+            }
+        }
+        guard let calibration else { return nil }
+        let stream = ImuStream(calibration: calibration, dataPath: csvPath, samples: samples)
+        ASLFiles.checkRate(estimated: stream.estimatedRateHz, nominal: calibration.rateHz, what: "IMU rate",
+                           file: csvPath, yamlPath: yamlPath, tolerance: options.rateTolerance, log: &log)
+        return stream
+    }
+}

@@ -1,0 +1,269 @@
+import Geometry
+import Imaging
+import Sensors
+
+/// The feature frontend: keeps long, well-spread corner tracks from frame to frame, mono or stereo.
+///
+/// Per frame: optional contrast normalisation; one image pyramid (the previous frame's is kept);
+/// pyramidal KLT from the previous frame, seeded by the gyro-predicted positions when the caller
+/// gives the camera rotation; a forward-backward check; RANSAC on the epipolar constraint in
+/// undistorted normalised coordinates; a minimum distance between tracks (the younger one goes);
+/// new corners only in the grid cells that lack tracks; for stereo, KLT from left to right with an
+/// epipolar and positive-depth check.
+///
+/// ```swift
+/// let tracker = try FeatureTracker(camera: dataset.cameras[0].calibration)
+/// let result = try tracker.track(image, t_ns: frame.t_ns, R_Cnew_Cold: gyroRotation)
+/// for f in result.features { print(f.id, f.pixel, f.normalized, f.age) }
+/// ```
+///
+/// Not thread-safe: use one tracker per camera stream from one thread.
+public final class FeatureTracker {
+    /// The (left) camera.
+    public let camera: CameraCalibration
+    /// The right camera of a stereo pair, `nil` for a mono tracker.
+    public let rightCamera: CameraCalibration?
+    /// The settings.
+    public let options: FeatureTrackerOptions
+
+    private let flow: OpticalFlow.Parameters
+    private let detector: GridDetector
+    private let stereo: StereoMatcher?
+    private let focal: Double
+    private var grid: MinDistanceGrid
+
+    private struct Track {
+        var id: Int
+        var pixel: SIMD2<Float>
+        var normalized: Vec2
+        var age: Int
+        /// Right pixel minus left pixel at the last stereo match (seeds the next one).
+        var stereoOffset: SIMD2<Float>?
+        var right: (pixel: Vec2, normalized: Vec2)?
+    }
+    private var tracks: [Track] = []
+    private var previousPyramid: ImagePyramid?
+    private var previousT_ns: TimestampNs?
+    private var nextId = 0
+
+    /// A tracker for `camera` (mono), or for the stereo pair `camera` (left) and `rightCamera`.
+    /// - Throws: `VisionError.invalidOptions` for bad settings or a mask of the wrong size.
+    public init(camera: CameraCalibration, rightCamera: CameraCalibration? = nil,
+                options: FeatureTrackerOptions = FeatureTrackerOptions()) throws {
+        try options.validate()
+        let model = camera.model
+        guard model.width > 2 * options.borderMargin, model.height > 2 * options.borderMargin else {
+            throw VisionError.invalidOptions("camera image \(model.width)x\(model.height) is too small for the border margin")
+        }
+        if let mask = options.mask, mask.width != model.width || mask.height != model.height {
+            throw VisionError.invalidOptions("mask is \(mask.width)x\(mask.height) but the camera image is \(model.width)x\(model.height)")
+        }
+        self.camera = camera; self.rightCamera = rightCamera; self.options = options
+        let flow = OpticalFlow.Parameters(windowSize: options.kltWindow, maxLevel: options.kltLevels,
+                                          maxIterations: options.kltMaxIterations, epsilon: options.kltEpsilon)
+        self.flow = flow
+        detector = GridDetector(width: model.width, height: model.height, options: options)
+        stereo = rightCamera.map { StereoMatcher(left: camera, right: $0, options: options, flow: flow) }
+        focal = 0.5 * (model.intrinsics.fx + model.intrinsics.fy)
+        grid = MinDistanceGrid(width: model.width, height: model.height, minDistance: options.minDistance)
+    }
+
+    /// Number of live tracks.
+    public var liveTrackCount: Int { tracks.count }
+    /// Time of the last frame processed, nanoseconds.
+    public var lastFrameT_ns: TimestampNs? { previousT_ns }
+
+    /// Drops every track and the previous frame (e.g. after a gap in the data). Ids keep increasing.
+    public func reset() {
+        tracks.removeAll(); previousPyramid = nil; previousT_ns = nil
+    }
+
+    /// Processes the next frame.
+    /// - Parameters:
+    ///   - image: the (left) image, the size of `camera.model`.
+    ///   - right: the right image of a stereo tracker (the size of `rightCamera.model`); `nil` skips
+    ///     stereo matching for this frame.
+    ///   - t_ns: time of the frame, nanoseconds, after the previous frame's.
+    ///   - R_Cnew_Cold: the camera rotation since the previous frame (maps previous-camera vectors to
+    ///     this camera's), e.g. from `GyroIntegration`; used to predict where tracks moved.
+    public func track(_ image: GrayImage, right: GrayImage? = nil, t_ns: TimestampNs,
+                      R_Cnew_Cold: SO3? = nil) throws -> FeatureFrameResult {
+        try check(image, right: right, t_ns: t_ns)
+        let prepared = try preprocess(image)
+        let pyramid = try ImagePyramid(prepared, windowSize: options.kltWindow, maxLevel: options.kltLevels)
+        var stats = FeatureTrackingStats()
+        var disparity = 0.0
+        if let previous = previousPyramid, !tracks.isEmpty {
+            disparity = try trackTemporally(from: previous, to: pyramid, R_Cnew_Cold: R_Cnew_Cold, stats: &stats)
+        } else {
+            tracks.removeAll()
+        }
+        pruneCrowded(stats: &stats)
+        stats.tracked = tracks.count
+        try detectNew(in: prepared, stats: &stats)
+        if let stereo, let right {
+            let rightPyramid = try ImagePyramid(try preprocess(right), windowSize: options.kltWindow, maxLevel: options.kltLevels)
+            try matchStereo(stereo, left: pyramid, right: rightPyramid, stats: &stats)
+        } else {
+            for i in tracks.indices { tracks[i].right = nil }
+        }
+        previousPyramid = pyramid
+        previousT_ns = t_ns
+        let features = tracks.map {
+            TrackedFeature(id: $0.id, pixel: Vec2(Double($0.pixel.x), Double($0.pixel.y)), normalized: $0.normalized,
+                           age: $0.age, rightPixel: $0.right?.pixel, rightNormalized: $0.right?.normalized)
+        }
+        return FeatureFrameResult(t_ns: t_ns, features: features, stats: stats, meanDisparityPx: disparity)
+    }
+
+    /// Processes the next frame, predicting track motion from gyroscope samples: the rotation from the
+    /// previous frame's time to `t_ns` is integrated from `gyroSamples` (those around the interval;
+    /// see `GyroIntegration.bodyRotation`) and mapped into the camera with `camera.T_B_C`.
+    public func track(_ image: GrayImage, right: GrayImage? = nil, t_ns: TimestampNs,
+                      gyroSamples: [ImuSample]) throws -> FeatureFrameResult {
+        var rotation: SO3?
+        if let t0 = previousT_ns, !gyroSamples.isEmpty {
+            rotation = GyroIntegration.cameraRotation(samples: gyroSamples, from: t0, to: t_ns, T_B_C: camera.T_B_C)
+        }
+        return try track(image, right: right, t_ns: t_ns, R_Cnew_Cold: rotation)
+    }
+
+    // MARK: - Steps
+
+    private func check(_ image: GrayImage, right: GrayImage?, t_ns: TimestampNs) throws {
+        let m = camera.model
+        guard image.width == m.width, image.height == m.height else {
+            throw VisionError.invalidImage("image is \(image.width)x\(image.height) but \(camera.name) is \(m.width)x\(m.height)")
+        }
+        if let right {
+            guard let rc = rightCamera else { throw VisionError.invalidImage("a right image was given to a mono tracker") }
+            guard right.width == rc.model.width, right.height == rc.model.height else {
+                throw VisionError.invalidImage("right image is \(right.width)x\(right.height) but \(rc.name) is \(rc.model.width)x\(rc.model.height)")
+            }
+        }
+        if let previous = previousT_ns, t_ns <= previous { throw VisionError.outOfOrder(previous: previous, current: t_ns) }
+    }
+
+    private func preprocess(_ image: GrayImage) throws -> GrayImage {
+        switch options.contrast {
+        case .none: return image
+        case .clahe(let clip): return try Contrast.clahe(image, clipLimit: clip)
+        case .equalizeHistogram: return try Contrast.equalizeHistogram(image)
+        }
+    }
+
+    /// KLT with forward-backward check and RANSAC; updates `tracks`; returns the median motion.
+    private func trackTemporally(from previous: ImagePyramid, to current: ImagePyramid, R_Cnew_Cold: SO3?,
+                                 stats: inout FeatureTrackingStats) throws -> Double {
+        let old = tracks.map(\.pixel)
+        var guesses: [SIMD2<Float>]?
+        if let R = R_Cnew_Cold {
+            guesses = tracks.map { t in
+                guard let p = RotationPrediction.predict(Vec2(Double(t.pixel.x), Double(t.pixel.y)), camera: camera.model,
+                                                         R_Cnew_Cold: R) else { return t.pixel }
+                return SIMD2(Float(p.x), Float(p.y))
+            }
+        }
+        let forward = try OpticalFlow.track(from: previous, to: current, points: old, initialGuesses: guesses, parameters: flow)
+        var candidates: [Int] = []
+        candidates.reserveCapacity(old.count)
+        for i in forward.indices {
+            if forward[i].found && isTrackable(forward[i].position) { candidates.append(i) } else { stats.lost += 1 }
+        }
+        let back = try OpticalFlow.track(from: current, to: previous, points: candidates.map { forward[$0].position },
+                                         initialGuesses: candidates.map { old[$0] }, parameters: flow)
+        let fb2 = Float(options.forwardBackwardThreshold * options.forwardBackwardThreshold)
+        var survivors: [Int] = []
+        var newNormalized: [Vec2] = []
+        for (k, i) in candidates.enumerated() {
+            let d = back[k].position - old[i]
+            guard back[k].found, d.x * d.x + d.y * d.y <= fb2 else { stats.rejectedByFB += 1; continue }
+            let p = forward[i].position
+            guard let n = camera.model.unproject(Vec2(Double(p.x), Double(p.y))) else { stats.lost += 1; continue }
+            survivors.append(i); newNormalized.append(n)
+        }
+        var keep = [Bool](repeating: true, count: survivors.count)
+        if options.useRANSAC {
+            keep = EpipolarOutlierFilter.inliers(survivors.map { tracks[$0].normalized }, newNormalized,
+                                                 threshold: options.ransacThresholdPx / focal,
+                                                 R_C2_C1: options.ransacUsesRotation ? R_Cnew_Cold : nil)
+        }
+        var next: [Track] = []
+        next.reserveCapacity(survivors.count)
+        var motions: [Float] = []
+        motions.reserveCapacity(survivors.count)
+        for (k, i) in survivors.enumerated() {
+            guard keep[k] else { stats.rejectedByRANSAC += 1; continue }
+            var t = tracks[i]
+            let p = forward[i].position
+            let d = p - t.pixel
+            motions.append((d.x * d.x + d.y * d.y).squareRoot())
+            t.pixel = p; t.normalized = newNormalized[k]; t.age += 1
+            next.append(t)
+        }
+        tracks = next
+        return median(motions)
+    }
+
+    /// Inside the image (a small margin so the KLT window stays mostly inside) and allowed by the mask.
+    private func isTrackable(_ p: SIMD2<Float>) -> Bool {
+        let m = camera.model
+        guard p.x >= 1, p.y >= 1, p.x <= Float(m.width - 2), p.y <= Float(m.height - 2) else { return false }
+        if let mask = options.mask {
+            return mask.pixels[Int(p.y.rounded()) * mask.width + Int(p.x.rounded())] != 0
+        }
+        return true
+    }
+
+    /// Enforces the minimum distance, older tracks first; leaves `grid` holding the kept tracks.
+    private func pruneCrowded(stats: inout FeatureTrackingStats) {
+        tracks.sort { $0.age != $1.age ? $0.age > $1.age : $0.id < $1.id }
+        grid.reset()
+        let before = tracks.count
+        tracks = tracks.filter { grid.insertIfFree($0.pixel) }
+        stats.prunedByDistance = before - tracks.count
+    }
+
+    private func detectNew(in image: GrayImage, stats: inout FeatureTrackingStats) throws {
+        let limit = options.featureBudget - tracks.count
+        guard limit > 0 else { return }
+        var counts = [Int](repeating: 0, count: detector.cellCount)
+        for t in tracks { counts[detector.cell(of: t.pixel)] += 1 }
+        let corners = try detector.detect(in: image, counts: counts, limit: limit, grid: &grid)
+        for p in corners {
+            guard let n = camera.model.unproject(Vec2(Double(p.x), Double(p.y))) else { continue }
+            tracks.append(Track(id: nextId, pixel: p, normalized: n, age: 1, stereoOffset: nil, right: nil))
+            nextId += 1
+            stats.detected += 1
+        }
+    }
+
+    private func matchStereo(_ stereo: StereoMatcher, left: ImagePyramid, right: ImagePyramid,
+                             stats: inout FeatureTrackingStats) throws {
+        let points = tracks.map(\.pixel)
+        let guesses: [SIMD2<Float>] = tracks.map { t in
+            if let offset = t.stereoOffset { return t.pixel + offset }
+            if let g = stereo.infinityGuess(Vec2(Double(t.pixel.x), Double(t.pixel.y))) {
+                return SIMD2(Float(g.x), Float(g.y))
+            }
+            return t.pixel
+        }
+        let matches = try stereo.match(leftPyramid: left, rightPyramid: right, points: points,
+                                       normalized: tracks.map(\.normalized), guesses: guesses)
+        for i in tracks.indices {
+            tracks[i].right = matches[i]
+            if let m = matches[i] {
+                tracks[i].stereoOffset = SIMD2(Float(m.pixel.x), Float(m.pixel.y)) - tracks[i].pixel
+                stats.stereoMatched += 1
+            }
+        }
+    }
+}
+
+/// Median of `values` (0 when empty).
+func median(_ values: [Float]) -> Double {
+    guard !values.isEmpty else { return 0 }
+    let s = values.sorted()
+    let n = s.count
+    return n % 2 == 1 ? Double(s[n / 2]) : 0.5 * Double(s[n / 2 - 1] + s[n / 2])
+}

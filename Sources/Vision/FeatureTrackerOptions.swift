@@ -1,0 +1,103 @@
+import Imaging
+
+/// Settings of `FeatureTracker`. The defaults suit 752×480 frames at 20 Hz (EuRoC, simulated rooms).
+public struct FeatureTrackerOptions: Equatable, Sendable {
+    /// The corner detector used to start new tracks.
+    public enum Detector: Equatable, Sendable {
+        /// FAST-9/16 corners (fast; integer pixel positions).
+        case fast
+        /// Shi-Tomasi corners (slower; sub-pixel positions).
+        case shiTomasi
+    }
+
+    /// Contrast normalisation applied to each image before detection and tracking.
+    public enum ContrastMode: Equatable, Sendable {
+        /// Images are used as they are.
+        case none
+        /// Contrast-limited adaptive histogram equalisation with this clip limit (OpenCV units, 2–4 typical).
+        case clahe(clipLimit: Double)
+        /// Global histogram equalisation.
+        case equalizeHistogram
+    }
+
+    /// Corner detector for new tracks.
+    public var detector: Detector = .fast
+    /// Contrast normalisation before everything else. Stereo matching needs it when the two cameras'
+    /// exposures differ (EuRoC: about 25 % of features match without, 75 % with `.equalizeHistogram`).
+    public var contrast: ContrastMode = .none
+    /// Largest number of live tracks (left image).
+    public var featureBudget: Int = 200
+    /// Optional detection mask, the size of the (left) image: corners are detected and tracks kept
+    /// only where it is non-zero.
+    public var mask: GrayImage? = nil
+    /// FAST threshold, intensity units (0...255).
+    public var fastThreshold: Int = 20
+    /// In a cell where the FAST threshold finds too few corners the detector retries once with this
+    /// lower threshold (set equal to `fastThreshold` to disable the retry).
+    public var fastFallbackThreshold: Int = 8
+    /// Shi-Tomasi quality level (relative to the strongest corner of the cell), in (0, 1).
+    public var shiTomasiQuality: Double = 0.01
+    /// Bucketing grid: columns and rows of cells. New corners are detected only in cells that hold
+    /// fewer than their share (`featureBudget / (columns · rows)`) of tracks.
+    public var gridColumns: Int = 8, gridRows: Int = 6
+    /// Minimum distance between two tracks, pixels. When tracks come closer the younger is dropped.
+    public var minDistance: Double = 16
+    /// Corners closer than this to the image border are not used, pixels.
+    public var borderMargin: Int = 8
+    /// KLT window side, pixels (odd).
+    public var kltWindow: Int = 15
+    /// KLT coarsest pyramid level (0 = no pyramid).
+    public var kltLevels: Int = 3
+    /// KLT iterations per level at most.
+    public var kltMaxIterations: Int = 20
+    /// KLT convergence bound, pixels.
+    public var kltEpsilon: Double = 0.03
+    /// Forward-backward check: a track is kept only when tracking it back lands within this
+    /// distance of where it started, pixels.
+    public var forwardBackwardThreshold: Double = 0.5
+    /// RANSAC inlier bound on the distance to the epipolar line, pixels (divided by the focal length
+    /// for the test in normalised coordinates).
+    public var ransacThresholdPx: Double = 1.0
+    /// Reject temporal outliers by RANSAC (5-point essential matrix, or 2-point translation when the
+    /// rotation between the frames is given).
+    public var useRANSAC: Bool = true
+    /// Use the caller's rotation (`R_Cnew_Cold`) in RANSAC: two-point RANSAC on the translation
+    /// direction instead of the five-point essential matrix. Faster, but a gyro bias shifts every
+    /// point, so only for bias-corrected rotations.
+    public var ransacUsesRotation: Bool = false
+    /// Stereo: largest distance of the right point from the epipolar line of the left one, pixels.
+    public var stereoEpipolarThresholdPx: Double = 1.5
+    /// Stereo: smallest depth of a stereo point accepted, metres (rejects matches behind or at the camera).
+    public var stereoMinDepth: Double = 0.05
+
+    /// Default settings.
+    public init() {}
+
+    /// Checks the settings; throws `VisionError.invalidOptions` naming the first bad one.
+    public func validate() throws {
+        func bad(_ m: String) -> VisionError { .invalidOptions(m) }
+        guard featureBudget >= 1 else { throw bad("feature budget must be >= 1 (got \(featureBudget))") }
+        guard (0...255).contains(fastThreshold) else { throw bad("FAST threshold must be in 0...255 (got \(fastThreshold))") }
+        guard (0...255).contains(fastFallbackThreshold) else {
+            throw bad("FAST fallback threshold must be in 0...255 (got \(fastFallbackThreshold))")
+        }
+        guard shiTomasiQuality > 0, shiTomasiQuality < 1 else { throw bad("Shi-Tomasi quality must be in (0, 1)") }
+        guard gridColumns >= 1, gridRows >= 1, gridColumns <= 64, gridRows <= 64 else {
+            throw bad("grid must have 1...64 columns and rows (got \(gridColumns)x\(gridRows))")
+        }
+        guard minDistance >= 0, minDistance.isFinite else { throw bad("min distance must be >= 0 pixels") }
+        guard borderMargin >= 0 else { throw bad("border margin must be >= 0 pixels") }
+        guard kltWindow >= 3, kltWindow % 2 == 1 else { throw bad("KLT window must be odd and >= 3 (got \(kltWindow))") }
+        guard (0...8).contains(kltLevels) else { throw bad("KLT levels must be in 0...8 (got \(kltLevels))") }
+        guard kltMaxIterations >= 1 else { throw bad("KLT iterations must be >= 1") }
+        guard kltEpsilon > 0, kltEpsilon.isFinite else { throw bad("KLT epsilon must be > 0") }
+        guard forwardBackwardThreshold > 0, forwardBackwardThreshold.isFinite else {
+            throw bad("forward-backward threshold must be > 0 pixels")
+        }
+        guard ransacThresholdPx > 0, ransacThresholdPx.isFinite else { throw bad("RANSAC threshold must be > 0 pixels") }
+        guard stereoEpipolarThresholdPx > 0, stereoEpipolarThresholdPx.isFinite else {
+            throw bad("stereo epipolar threshold must be > 0 pixels")
+        }
+        if case .clahe(let clip) = contrast, !(clip > 0 && clip.isFinite) { throw bad("CLAHE clip limit must be > 0") }
+    }
+}

@@ -1,0 +1,77 @@
+import Geometry
+import Imaging
+import Sensors
+
+/// Finds left-image features in the right image of a calibrated stereo pair: KLT from left to right
+/// seeded by a guess, a right-to-left check, then the epipolar constraint and positive depth.
+struct StereoMatcher {
+    let left: CameraModel, right: CameraModel
+    /// Maps left-camera points into the right camera frame.
+    let T_C1_C0: SE3
+    let R: Mat3
+    let t: Vec3
+    let epipolarThreshold: Double
+    let minDepth: Double
+    let backThreshold: Double
+    let flow: OpticalFlow.Parameters
+
+    init(left: CameraCalibration, right: CameraCalibration, options: FeatureTrackerOptions, flow: OpticalFlow.Parameters) {
+        self.left = left.model; self.right = right.model
+        T_C1_C0 = right.T_B_C.inverse * left.T_B_C
+        R = T_C1_C0.rotation.matrix
+        t = T_C1_C0.translation
+        let f = 0.5 * (right.model.intrinsics.fx + right.model.intrinsics.fy)
+        epipolarThreshold = options.stereoEpipolarThresholdPx / f
+        minDepth = options.stereoMinDepth
+        backThreshold = options.forwardBackwardThreshold * 2
+        self.flow = flow
+    }
+
+    /// The right-image guess for a left pixel with no earlier match: its point at infinity.
+    func infinityGuess(_ leftPixel: Vec2) -> Vec2? {
+        guard let b = left.bearing(leftPixel) else { return nil }
+        return right.project(T_C1_C0.rotation * b)
+    }
+
+    /// One match per left point: the right pixel and its normalised coordinates, or `nil`.
+    func match(leftPyramid: ImagePyramid, rightPyramid: ImagePyramid, points: [SIMD2<Float>],
+               normalized: [Vec2], guesses: [SIMD2<Float>]) throws -> [(pixel: Vec2, normalized: Vec2)?] {
+        guard !points.isEmpty else { return [] }
+        let forward = try OpticalFlow.track(from: leftPyramid, to: rightPyramid, points: points,
+                                            initialGuesses: guesses, parameters: flow)
+        let found = forward.indices.filter { forward[$0].found && inside(forward[$0].position) }
+        let back = try OpticalFlow.track(from: rightPyramid, to: leftPyramid, points: found.map { forward[$0].position },
+                                         initialGuesses: found.map { points[$0] }, parameters: flow)
+        var result = [(pixel: Vec2, normalized: Vec2)?](repeating: nil, count: points.count)
+        let bt2 = Float(backThreshold * backThreshold)
+        for (k, i) in found.enumerated() {
+            let d = back[k].position - points[i]
+            guard back[k].found, d.x * d.x + d.y * d.y <= bt2 else { continue }
+            let p = forward[i].position
+            let pixel = Vec2(Double(p.x), Double(p.y))
+            guard let xr = right.unproject(pixel), consistent(normalized[i], xr) else { continue }
+            result[i] = (pixel, xr)
+        }
+        return result
+    }
+
+    private func inside(_ p: SIMD2<Float>) -> Bool {
+        p.x >= 0 && p.y >= 0 && p.x <= Float(right.width - 1) && p.y <= Float(right.height - 1)
+    }
+
+    /// Epipolar distance within the bound and both depths positive (above `minDepth`).
+    func consistent(_ xl: Vec2, _ xr: Vec2) -> Bool {
+        let Rxl = R * Vec3(xl.x, xl.y, 1)
+        let hr = Vec3(xr.x, xr.y, 1)
+        guard EpipolarOutlierFilter.lineDistance(t: t, Rx1: Rxl, x2: hr) <= epipolarThreshold else { return false }
+        // Depths: dl · R xl + t = dr · xr, least squares in (dl, dr).
+        let a = Rxl, b = -hr
+        let aa = a.dot(a), ab = a.dot(b), bb = b.dot(b)
+        let det = aa * bb - ab * ab
+        guard det > 1e-12 else { return false } // parallel rays: depth undetermined (at infinity)
+        let ra = -a.dot(t), rb = -b.dot(t)
+        let dl = (bb * ra - ab * rb) / det
+        let dr = (aa * rb - ab * ra) / det
+        return dl > minDepth && dr > minDepth
+    }
+}

@@ -1,0 +1,59 @@
+import Foundation
+import Vision
+
+/// The figures `worldtrack features` prints, as text or one JSON object.
+struct FeaturesReport {
+    let summary: TrackQualitySummary
+    let milliseconds: [Double]
+    let stereoMatchRatio: Double?
+    let hasTruth: Bool
+
+    var msMedian: Double {
+        guard !milliseconds.isEmpty else { return 0 }
+        let s = milliseconds.sorted()
+        return s.count % 2 == 1 ? s[s.count / 2] : 0.5 * (s[s.count / 2 - 1] + s[s.count / 2])
+    }
+
+    /// One JSON object with sorted keys; truth fields are `null` without truth.
+    func json() -> String {
+        func number(_ v: Double?) -> String {
+            guard let v, v.isFinite else { return "null" }
+            return String(format: "%.6g", v)
+        }
+        let fields: [(String, String)] = [
+            ("checked_observations", "\(summary.checkedObservations)"),
+            ("features_per_frame_mean", number(summary.featuresPerFrameMean)),
+            ("features_per_frame_min", "\(summary.featuresPerFrameMin)"),
+            ("frames", "\(summary.frames)"),
+            ("max_track_step_px", number(summary.maxStepPx)),
+            ("ms_per_frame_median", number(msMedian)),
+            ("outlier_ratio", number(summary.outlierRatio)),
+            ("outlier_track_ratio", number(summary.outlierTrackRatio)),
+            ("reprojection_error_median_px", number(summary.reprojectionErrorMedianPx)),
+            ("stereo_match_ratio", number(stereoMatchRatio)),
+            ("track_length_median", number(summary.trackLengthMedian)),
+            ("tracks", "\(summary.tracks)"),
+        ]
+        return "{" + fields.map { "\"\($0.0)\": \($0.1)" }.joined(separator: ", ") + "}"
+    }
+
+    /// Aligned text for people.
+    func text() -> String {
+        var lines = [
+            "frames                      \(summary.frames)",
+            String(format: "features per frame          %.1f mean, %d min", summary.featuresPerFrameMean, summary.featuresPerFrameMin),
+            String(format: "tracks                      %d, median length %.1f frames", summary.tracks, summary.trackLengthMedian),
+            String(format: "largest step of a track     %.2f px", summary.maxStepPx),
+        ]
+        if let r = stereoMatchRatio { lines.append(String(format: "stereo matches              %.1f %%", 100 * r)) }
+        if hasTruth, let e = summary.reprojectionErrorMedianPx, let o = summary.outlierRatio {
+            lines.append(String(format: "error vs truth              %.3f px median over %d observations", e, summary.checkedObservations))
+            lines.append(String(format: "outliers (> 2 px)           %.2f %% of observations, %.2f %% of tracks", 100 * o,
+                                100 * (summary.outlierTrackRatio ?? 0)))
+        } else {
+            lines.append("error vs truth              n/a (no scene.json and ground truth)")
+        }
+        lines.append(String(format: "time per frame              %.2f ms median", msMedian))
+        return lines.joined(separator: "\n")
+    }
+}
