@@ -22,7 +22,7 @@ public struct ImageEffects: Equatable, Sendable {
         self.exposureTime = exposureTime; self.blurSamples = blurSamples
     }
     /// No noise, no exposure change, no blur: the exact rendering, quantised.
-    public static let none = ImageEffects(noiseSigma: 0, exposureVariation: false, motionBlur: false)
+    public static let perfect = ImageEffects(noiseSigma: 0, exposureVariation: false, motionBlur: false)
 
     /// The exposure gain at trajectory time `t` seconds.
     public func gain(at t: Double) -> Double {

@@ -109,3 +109,17 @@ private func files(_ dir: String) -> [String] {
         try DatasetWriter.write(bad, to: SimDatasets.temporaryPath("bad"))
     }
 }
+
+@Test func cameraTimestampsAt20And30Hz() throws {
+    var config = SimulationConfig(scene: .room(), seconds: 1, seed: 1)
+    let s20 = config.cameraTimestamps()
+    #expect(s20.count == 21 && s20[1] - s20[0] == 50_000_000 && s20.last! - s20[0] == 1_000_000_000)
+    config.rig = .euroc(rateHz: 30)
+    let s30 = config.cameraTimestamps().map { $0 - config.startTimeNs }
+    // Rounded to the nearest nanosecond: 33 333 333, 66 666 667, 100 000 000, …
+    #expect(s30.count == 31 && s30[1] == 33_333_333 && s30[2] == 66_666_667 && s30[3] == 100_000_000)
+    // A camera–IMU offset shifts what the image shows, not its stamp.
+    config.timeOffsetNs = -2_000_000
+    #expect(config.cameraTimestamps()[0] == config.startTimeNs)
+    #expect(config.trajectoryTime(ofImageStamped: config.startTimeNs + 50_000_000) == 0.048)
+}
