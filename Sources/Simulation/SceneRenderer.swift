@@ -32,6 +32,7 @@ public struct RenderOptions: Equatable, Sendable {
 public final class SceneRenderer: @unchecked Sendable {
     /// The scene rendered.
     public let scene: Scene
+    /// Texture resolution and anti-aliasing options.
     public let options: RenderOptions
     let prepared: [PreparedSurface]
     let textures: [TexturePyramid?]
