@@ -145,8 +145,13 @@ public final class VIOEstimator {
         diag.msckfRows = result.rows
         diag.droppedObservations = result.droppedObservations
         diag.landmarks = result.landmarks
-        let tried = result.accepted + result.rejectedByGate + result.failedTriangulation
-        if tried >= 5, result.accepted * 5 < tried { failedStreak += 1 } else if result.accepted > 0 { failedStreak = 0 }
+        // A failing frame: features were there, the gate rejected many and (almost) none passed.
+        // Triangulation failures alone do not count: slow motion gives short tracks no parallax.
+        if result.rejectedByGate >= 5, result.accepted * 5 < result.rejectedByGate {
+            failedStreak += 1
+        } else if result.accepted > 0 {
+            failedStreak = 0
+        }
         if marginalize {
             let t0 = state.clones[0].t_ns
             state.marginalizeClone(0)
@@ -198,7 +203,7 @@ public final class VIOEstimator {
         }
         lastGood = state.imu
         let gyro = (buffer.last?.gyro_B ?? .zero) - state.imu.gyroBias_B
-        let tried = diag.msckfAccepted + diag.msckfRejected + diag.msckfFailed
+        let tried = diag.msckfAccepted + diag.msckfRejected
         let tracking: TrackingState
         if state.positionStd > configuration.normalPositionStd {
             tracking = .limited(relocalizing ? .relocalizing : .initializing)
