@@ -6,9 +6,13 @@ import TestSupport
 @testable import Estimation
 
 @Suite struct VIOEstimatorTests {
+    /// About 130 features per frame (a typical frontend budget).
     static let scene = EstimationScene()
+    /// About 65 features per frame: cheaper for the debug-build tests that check one behaviour each.
+    static let sparse = EstimationScene(density: 1.5)
 
     func makeEstimator(_ config: EstimatorConfiguration = EstimatorConfiguration(), stereo: Bool = false) -> VIOEstimator {
+        // Both scenes share the same rig.
         let cams = stereo ? [Self.scene.camera, Self.scene.rightCamera] : [Self.scene.camera]
         return VIOEstimator(configuration: config, cameras: cams, imu: ImuCalibration(noise: .euroc, rateHz: 200))
     }
@@ -69,7 +73,7 @@ import TestSupport
         let traj = EstimationTrajectory(restDuration: 1.5, rampDuration: 1)
         let duration = 10.0
         let imu = traj.imuSamples(duration: duration, rateHz: 200)
-        let frames = Self.scene.frames(trajectory: traj, duration: duration, seed: 5)
+        let frames = Self.sparse.frames(trajectory: traj, duration: duration, seed: 5)
         var config = EstimatorConfiguration()
         config.pixelNoiseStd = 0.2
         let run = EstimationRun(estimator: makeEstimator(config), trajectory: traj, imu: imu, frames: frames)
@@ -86,7 +90,7 @@ import TestSupport
         let duration = 7.0
         let imu = traj.imuSamples(duration: duration, rateHz: 200, gyroBias: Vec3(0.002, 0.001, -0.003),
                                   accelBias: Vec3(0.03, 0.02, -0.02), noise: .euroc, seed: 31)
-        let frames = Self.scene.frames(trajectory: traj, duration: duration, pixelNoise: 0.5, seed: 32)
+        let frames = Self.sparse.frames(trajectory: traj, duration: duration, pixelNoise: 0.5, seed: 32)
         func drift(_ zupt: Bool) -> (Double, Int) {
             var config = EstimatorConfiguration()
             config.zeroVelocityUpdates = zupt
@@ -110,8 +114,8 @@ import TestSupport
         let traj = EstimationTrajectory(restDuration: 1.5, rampDuration: 1)
         let duration = 10.0
         let imu = traj.imuSamples(duration: duration, rateHz: 200, noise: .euroc, seed: 41)
-        let clean = Self.scene.frames(trajectory: traj, duration: duration, pixelNoise: 0.5, seed: 42)
-        let dirty = Self.scene.frames(trajectory: traj, duration: duration, pixelNoise: 0.5, outlierRate: 0.05, seed: 42)
+        let clean = Self.sparse.frames(trajectory: traj, duration: duration, pixelNoise: 0.5, seed: 42)
+        let dirty = Self.sparse.frames(trajectory: traj, duration: duration, pixelNoise: 0.5, outlierRate: 0.05, seed: 42)
         var config = EstimatorConfiguration()
         config.pixelNoiseStd = 0.5
         let runClean = EstimationRun(estimator: makeEstimator(config), trajectory: traj, imu: imu, frames: clean)
@@ -141,7 +145,7 @@ import TestSupport
         let traj = EstimationTrajectory(restDuration: 1.5, rampDuration: 1)
         let duration = 8.0
         let imu = traj.imuSamples(duration: duration, rateHz: 200, noise: .euroc, seed: 51)
-        let frames = Self.scene.frames(trajectory: traj, duration: duration, pixelNoise: 0.5, stereo: true, seed: 52)
+        let frames = Self.sparse.frames(trajectory: traj, duration: duration, pixelNoise: 0.5, stereo: true, seed: 52)
         var config = EstimatorConfiguration()
         config.pixelNoiseStd = 0.5
         let run = EstimationRun(estimator: makeEstimator(config, stereo: true), trajectory: traj, imu: imu, frames: frames)
