@@ -51,11 +51,14 @@ import TestSupport
         #expect(states.last == .normal)
     }
 
-    @Test func noRestMeansNoInitialisation() {
+    @Test func noRestMeansNoStaticInitialisation() {
         let traj = EstimationTrajectory(restDuration: 0, rampDuration: 0.5)
         let imu = traj.imuSamples(duration: 3, rateHz: 200, noise: .euroc, seed: 2)
         let frames = Self.scene.frames(trajectory: traj, duration: 3, seed: 4)
-        let vio = estimator()
+        var config = EstimatorConfiguration()
+        config.dynamicInitialization = false
+        let vio = VIOEstimator(configuration: config, cameras: [Self.scene.camera],
+                               imu: ImuCalibration(noise: .euroc, rateHz: 200))
         var k = 0
         for f in frames {
             while k < imu.count, imu[k].t_ns <= f.t_ns { vio.addImu(imu[k]); k += 1 }
