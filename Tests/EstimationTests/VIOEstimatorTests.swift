@@ -187,3 +187,38 @@ import TestSupport
         #expect(rmse < 0.05)
     }
 }
+
+extension DynamicInitializationTests {
+    /// A fault in motion (a broken accelerometer for 0.3 s) → reset → `limited(relocalizing)` → the
+    /// dynamic initialiser recovers while still moving, continuing from the last good position.
+    @Test func recoversFromDivergenceInMotion() throws {
+        let scene = VIOEstimatorTests.sparse
+        let traj = EstimationTrajectory(restDuration: 1.5, rampDuration: 0.5)
+        let duration = 9.0
+        var imu = traj.imuSamples(duration: duration, rateHz: 200, noise: .euroc, seed: 71)
+        for i in imu.indices where imu[i].t_ns > 4_000_000_000 && imu[i].t_ns <= 4_300_000_000 {
+            imu[i].accel_B += Vec3(60, 0, 0)
+        }
+        let frames = scene.frames(trajectory: traj, duration: duration, pixelNoise: 0.5, seed: 72)
+        var config = EstimatorConfiguration()
+        config.pixelNoiseStd = 0.5
+        let vio = VIOEstimator(configuration: config, cameras: [scene.camera], imu: ImuCalibration(noise: .euroc, rateHz: 200))
+        let run = EstimationRun(estimator: vio, trajectory: traj, imu: imu, frames: frames)
+        let states = run.outputs.map(\.trackingState)
+        let reset = try #require(run.diagnostics.firstIndex { $0.reset }, "the fault must be detected")
+        #expect(reset >= 80 && reset <= 90, "reset at frame \(reset)")
+        #expect(states[reset] == .limited(.relocalizing))
+        let again = try #require(run.diagnostics.indices.first { $0 > reset && run.diagnostics[$0].initialized })
+        #expect(run.diagnostics[again].dynamicInitialization)
+        // Recovery within the 1.5 s window plus 0.5 s.
+        #expect(again - reset <= 40, "re-initialised \(again - reset) frames after the reset")
+        #expect(states.suffix(40).allSatisfy { $0 == .normal })
+        // Position continuity: the jump at re-initialisation is the motion since the last good frame
+        // (≤ 2 s at ≤ 1.5 m/s) — no jump back to the origin.
+        let lastGood = try #require((0..<reset).last { states[$0] == .normal })
+        let jump = (run.outputs[again].T_W_B.translation - run.outputs[lastGood].T_W_B.translation).norm
+        print("divergence in motion: reset at frame \(reset), re-initialised at \(again), position jump \(jump) m")
+        #expect(jump < 3, "jump \(jump) m")
+        for o in run.outputs { #expect(o.T_W_B.translation.isFinite && o.v_W.isFinite) }
+    }
+}
