@@ -50,9 +50,9 @@ struct DynamicInitializer {
         // Observations per feature: (frame, camera, normalized).
         var tracks: [Int: [(Int, Int, Vec2)]] = [:]
         for (k, f) in frames.enumerated() {
-            for o in f.observations where o.camera < cameras.count {
+            for o in f.observations where o.camera >= 0 && o.camera < cameras.count && o.normalized.x.isFinite && o.normalized.y.isFinite {
                 tracks[o.id, default: []].append((k, o.camera, o.normalized))
-                if let r = o.rightNormalized, o.camera + 1 < cameras.count {
+                if let r = o.rightNormalized, o.camera + 1 < cameras.count, r.x.isFinite, r.y.isFinite {
                     tracks[o.id, default: []].append((k, o.camera + 1, r))
                 }
             }

@@ -81,8 +81,10 @@ public final class VIOEstimator {
         defer { lastDiagnostics = diag }
         if let last = lastFrameTime, frame.t_ns <= last, let out = lastOutput { return out }
         lastFrameTime = frame.t_ns
-        let disparity = frame.imageDisparityPx ?? measureDisparity(frame)
-        previousFrame = Dictionary(frame.observations.filter { $0.camera == 0 }.map { ($0.id, $0.normalized) },
+        let given = frame.imageDisparityPx.flatMap { $0.isFinite && $0 >= 0 ? $0 : nil }
+        let disparity = given ?? measureDisparity(frame)
+        previousFrame = Dictionary(frame.observations.filter { $0.camera == 0 && $0.normalized.x.isFinite && $0.normalized.y.isFinite }
+                                       .map { ($0.id, $0.normalized) },
                                    uniquingKeysWith: { a, _ in a })
         diag.disparityPx = disparity
         let tracked = frame.observations.filter { $0.camera == 0 }.count
@@ -215,7 +217,10 @@ public final class VIOEstimator {
         guard !previousFrame.isEmpty else { return nil }
         var d: [Double] = []
         for o in frame.observations where o.camera == 0 {
-            if let p = previousFrame[o.id] { d.append((o.normalized - p).norm) }
+            if let p = previousFrame[o.id] {
+                let v = (o.normalized - p).norm
+                if v.isFinite { d.append(v) }
+            }
         }
         guard d.count >= 5 else { return nil }
         d.sort()
