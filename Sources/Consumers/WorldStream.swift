@@ -1,4 +1,5 @@
 import Foundation
+import Sensors
 import World
 
 /// The world layer plus consumers plus stream output, in one object the `run` command drives:
@@ -25,6 +26,15 @@ public final class WorldStream {
         var records: [any StreamRecord] = [FrameRecord(frame)]
         records += frame.events.map(AnchorEventRecord.init)
         for c in consumers { records += try c.consume(frame) }
+        try writer?.write(records)
+        return records
+    }
+
+    /// Forgets the world (see `WorldSession.reset(t_ns:)`) — call it when the estimator re-initialises its world
+    /// frame; returns (and writes) an `anchor.removed` record for every plane and user anchor.
+    @discardableResult
+    public func reset(t_ns: TimestampNs) throws -> [any StreamRecord] {
+        let records: [any StreamRecord] = session.reset(t_ns: t_ns).map(AnchorEventRecord.init)
         try writer?.write(records)
         return records
     }

@@ -205,3 +205,17 @@ func pixel(_ p_W: Vec3, _ T_W_C: SE3 = defaultPose) throws -> [Double] {
         #expect(records.allSatisfy { $0.t_ns == 1_000_000_000 && $0.schema == StreamSchema.version })
     }
 }
+
+@Suite struct WorldStreamResetTests {
+    @Test func resetEmitsRemovalRecords() throws {
+        let stream = WorldStream(writer: nil)
+        var gen = RoomLandmarks(seed: 1)
+        let first = try stream.process(frameInput(0, landmarks: gen.batch(floor: 40, table: 10, wall: 15)))
+        let added = first.compactMap { $0 as? AnchorEventRecord }.map(\.id)
+        #expect(!added.isEmpty)
+        let removed = try stream.reset(t_ns: 7)
+        #expect(removed.map(\.type).allSatisfy { $0 == "anchor.removed" })
+        #expect(Set(removed.compactMap { ($0 as? AnchorEventRecord)?.id }) == Set(added))
+        #expect(stream.session.planes.isEmpty)
+    }
+}
