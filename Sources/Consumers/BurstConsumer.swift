@@ -6,8 +6,11 @@ import World
 
 /// The `burst.captured` record: one frame saved by the burst consumer.
 public struct BurstCapturedRecord: StreamRecord, Equatable {
+    /// Record type: `burst.captured`.
     public let type = "burst.captured"
+    /// Frame time, ns.
     public var t_ns: TimestampNs
+    /// `StreamSchema.version`.
     public let schema = StreamSchema.version
     /// Which burst (0-based, one per trigger time).
     public var burst: Int
@@ -23,6 +26,7 @@ public struct BurstCapturedRecord: StreamRecord, Equatable {
 
 /// The JSON sidecar written next to each burst image (schema `worldtrack.burst/1`).
 public struct BurstSidecar: Codable, Equatable {
+    /// Sidecar schema identifier.
     public var schema = "worldtrack.burst/1"
     /// Frame time, ns.
     public var t_ns: TimestampNs
@@ -62,6 +66,7 @@ public struct BurstSidecar: Codable, Equatable {
 /// `burst.captured`. Triggers: `start` (default: the first frame) and any `at` times (see `StreamTime`).
 /// Never overwrites: an existing file is an error.
 public final class BurstConsumer: FrameConsumer {
+    /// Spec name: `burst`.
     public let name = "burst"
     /// Writes an image to a path (PNG by default).
     public typealias ImageWriter = (GrayImage, String) throws -> Void
@@ -114,6 +119,7 @@ public final class BurstConsumer: FrameConsumer {
         try ImageCodec.writePNG(image, to: path)
     }
 
+    /// See `FrameConsumer.consume(_:)`.
     public func consume(_ frame: WorldFrame) throws -> [any StreamRecord] {
         if pendingTriggers == nil { pendingTriggers = triggers.map { $0.resolve(firstFrame: frame.t_ns) }.sorted() }
         if active == nil, let next = pendingTriggers?.first, frame.t_ns >= next {
@@ -132,6 +138,7 @@ public final class BurstConsumer: FrameConsumer {
         return out
     }
 
+    /// See `FrameConsumer.finish()`.
     public func finish() throws -> [any StreamRecord] { [] }
 
     private func capture(_ frame: WorldFrame, burst: Int, index: Int) throws -> BurstCapturedRecord {

@@ -5,8 +5,11 @@ import World
 
 /// The `cursor` record: where a ray from the image centre meets the world this frame.
 public struct CursorRecord: StreamRecord, Equatable {
+    /// Record type: `cursor`.
     public let type = "cursor"
+    /// Frame time, ns.
     public var t_ns: TimestampNs
+    /// `StreamSchema.version`.
     public let schema = StreamSchema.version
     /// `none`, `estimated` (estimated or infinite plane) or `onPlane` (inside a detected plane's boundary).
     public var state: String
@@ -29,6 +32,7 @@ public struct CursorRecord: StreamRecord, Equatable {
 /// `cursor[:place=T1,T2,…]`: every frame, a raycast from the image centre (plane geometry, then estimated plane,
 /// then infinite plane); at each place time (first frame at or after it with a hit) a user anchor is added there.
 public final class CursorConsumer: FrameConsumer {
+    /// Spec name: `cursor`.
     public let name = "cursor"
     private var placeTimes: [StreamTime]
     private var pending: [TimestampNs]? // resolved at the first frame
@@ -44,6 +48,7 @@ public final class CursorConsumer: FrameConsumer {
         self.init(placeTimes: try spec.times("place") ?? [])
     }
 
+    /// See `FrameConsumer.consume(_:)`.
     public func consume(_ frame: WorldFrame) throws -> [any StreamRecord] {
         if pending == nil { pending = placeTimes.map { $0.resolve(firstFrame: frame.t_ns) }.sorted() }
         let m = frame.camera.model
@@ -70,5 +75,6 @@ public final class CursorConsumer: FrameConsumer {
         return out
     }
 
+    /// See `FrameConsumer.finish()`.
     public func finish() throws -> [any StreamRecord] { [] }
 }

@@ -5,8 +5,11 @@ import World
 
 /// The per-frame record (`type: "frame"`): camera and body pose, intrinsics, tracking state, features, anchors in view.
 public struct FrameRecord: StreamRecord, Equatable {
+    /// Record type: `frame`.
     public let type = "frame"
+    /// Frame time, ns.
     public var t_ns: TimestampNs
+    /// `StreamSchema.version`.
     public let schema = StreamSchema.version
     /// `normal`, `limited(<reason>)` or `notAvailable`.
     public var tracking_state: String
@@ -82,8 +85,11 @@ public struct PlaneJSON: Encodable, Equatable {
 
 /// Anchor lifecycle records: `anchor.added`, `anchor.updated`, `anchor.removed`.
 public struct AnchorEventRecord: StreamRecord, Equatable {
+    /// `anchor.added`, `anchor.updated` or `anchor.removed`.
     public var type: String
+    /// Time of the frame that caused the change, ns.
     public var t_ns: TimestampNs
+    /// `StreamSchema.version`.
     public let schema = StreamSchema.version
     /// Anchor id.
     public var id: String

@@ -67,9 +67,11 @@ public struct MeasureTap: Equatable {
 
 /// The `measurement` record: a measured polyline.
 public struct MeasurementRecord: StreamRecord, Equatable {
+    /// Record type: `measurement`.
     public let type = "measurement"
-    /// Time of the frame measured on.
+    /// Time of the frame measured on, ns.
     public var t_ns: TimestampNs
+    /// `StreamSchema.version`.
     public let schema = StreamSchema.version
     /// The requested tap time, ns.
     public var tap_t_ns: TimestampNs
@@ -121,6 +123,7 @@ public struct MeasurementRecord: StreamRecord, Equatable {
 /// - every end adds tap noise t·σ_px/(f·c), independent.
 /// σ_total² = (Σ common)² + Σ independent².
 public final class MeasureConsumer: FrameConsumer {
+    /// Spec name: `measure`.
     public let name = "measure"
     /// Camera pose uncertainty used in the model, metres.
     public var poseStd_m: Double
@@ -145,6 +148,7 @@ public final class MeasureConsumer: FrameConsumer {
                   pixelStd: try spec.nonNegativeDouble("pixel_std") ?? 1.0)
     }
 
+    /// See `FrameConsumer.consume(_:)`.
     public func consume(_ frame: WorldFrame) throws -> [any StreamRecord] {
         if pending == nil {
             pending = taps.map { ($0.time.resolve(firstFrame: frame.t_ns), $0) }.sorted { $0.t < $1.t }
@@ -160,6 +164,7 @@ public final class MeasureConsumer: FrameConsumer {
         return out
     }
 
+    /// See `FrameConsumer.finish()`.
     public func finish() throws -> [any StreamRecord] {
         guard let rest = pending else { return [] }
         pending = []

@@ -37,7 +37,9 @@ public enum StreamJSON {
 
 /// Pinhole intrinsics and image size, pixels.
 public struct IntrinsicsJSON: Encodable, Equatable {
+    /// Focal lengths and principal point, px.
     public var fx: Double, fy: Double, cx: Double, cy: Double
+    /// Image size, px.
     public var width: Int, height: Int
     /// The intrinsics of a camera model.
     public init(_ m: CameraModel) {

@@ -41,6 +41,7 @@ public final class WorldStream {
 
     /// Lets every consumer finish; returns (and writes) their last records.
     @discardableResult
+    /// See `FrameConsumer.finish()`.
     public func finish() throws -> [any StreamRecord] {
         var records: [any StreamRecord] = []
         for c in consumers { records += try c.finish() }
