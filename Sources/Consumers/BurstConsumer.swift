@@ -68,6 +68,8 @@ public struct BurstSidecar: Codable, Equatable {
 public final class BurstConsumer: FrameConsumer {
     /// Spec name: `burst`.
     public let name = "burst"
+    /// Frame conventions of the sidecars' poses.
+    public var convention: StreamConvention = .worldtrack
     /// Writes an image to a path (PNG by default).
     public typealias ImageWriter = (GrayImage, String) throws -> Void
 
@@ -152,16 +154,17 @@ public final class BurstConsumer: FrameConsumer {
             imageName = (pngPath as NSString).lastPathComponent
         }
         let m = frame.camera.model
+        let T_C = convention.cameraPose(frame.T_W_C)
         let sidecar = BurstSidecar(
             t_ns: frame.t_ns, burst: burst, index: index, image: imageName,
-            T_world_camera: StreamJSON.matrix(frame.T_W_C), position: StreamJSON.array(frame.T_W_C.translation),
-            orientation: StreamJSON.quaternion(frame.T_W_C.rotation),
+            T_world_camera: StreamJSON.matrix(T_C), position: StreamJSON.array(T_C.translation),
+            orientation: StreamJSON.quaternion(T_C.rotation),
             intrinsics: .init(fx: m.intrinsics.fx, fy: m.intrinsics.fy, cx: m.intrinsics.cx, cy: m.intrinsics.cy,
                               width: m.width, height: m.height),
             distortion: .init(model: m.distortion.yamlName, coefficients: m.distortion.coefficients),
             tracking_state: frame.trackingState,
             anchors: frame.anchorsInView.map {
-                .init(id: $0.id, kind: $0.kind.rawValue, transform: StreamJSON.matrix($0.T_W_A),
+                .init(id: $0.id, kind: $0.kind.rawValue, transform: StreamJSON.matrix(convention.surfacePose($0.T_W_A)),
                       pixel: StreamJSON.array($0.pixel), classification: $0.classification?.rawValue)
             })
         let enc = JSONEncoder()

@@ -34,6 +34,8 @@ public struct CursorRecord: StreamRecord, Equatable {
 public final class CursorConsumer: FrameConsumer {
     /// Spec name: `cursor`.
     public let name = "cursor"
+    /// Frame conventions of the records' poses.
+    public var convention: StreamConvention = .worldtrack
     private var placeTimes: [StreamTime]
     private var pending: [TimestampNs]? // resolved at the first frame
     /// Ids of anchors placed so far.
@@ -59,9 +61,9 @@ public final class CursorConsumer: FrameConsumer {
         if let h = hit {
             rec.state = h.target == .existingPlaneGeometry ? "onPlane" : "estimated"
             rec.target = h.target.rawValue
-            rec.transform = StreamJSON.matrix(h.T_W_Hit)
-            rec.position = StreamJSON.array(h.position_W)
-            rec.normal = StreamJSON.array(h.normal_W)
+            rec.transform = StreamJSON.matrix(convention.surfacePose(h.T_W_Hit))
+            rec.position = StreamJSON.array(convention.point(h.position_W))
+            rec.normal = StreamJSON.array(convention.point(h.normal_W))
             rec.distance = h.distance_m
             rec.plane_id = h.planeId
         }
@@ -70,7 +72,7 @@ public final class CursorConsumer: FrameConsumer {
             pending?.removeFirst()
             let event = frame.addAnchor(at: h, name: "cursor-\(placedAnchorIds.count + 1)")
             placedAnchorIds.append(event.anchor.id)
-            out.append(AnchorEventRecord(event))
+            out.append(AnchorEventRecord(event, convention: convention))
         }
         return out
     }

@@ -125,6 +125,8 @@ public struct MeasurementRecord: StreamRecord, Equatable {
 public final class MeasureConsumer: FrameConsumer {
     /// Spec name: `measure`.
     public let name = "measure"
+    /// Frame conventions of the records' points.
+    public var convention: StreamConvention = .worldtrack
     /// Camera pose uncertainty used in the model, metres.
     public var poseStd_m: Double
     /// Tap (pixel) uncertainty, pixels.
@@ -189,7 +191,7 @@ public final class MeasureConsumer: FrameConsumer {
                 rec.reason = "pixel \(i) (\(px.x), \(px.y)) hits no surface"; return rec
             }
             hits.append((hit, ray))
-            rec.points.append(.init(pixel: StreamJSON.array(px), position: StreamJSON.array(hit.position_W),
+            rec.points.append(.init(pixel: StreamJSON.array(px), position: StreamJSON.array(convention.point(hit.position_W)),
                                     target: hit.target.rawValue, plane_id: hit.planeId, distance: hit.distance_m))
         }
         let f = frame.camera.model.intrinsics.fx
