@@ -51,7 +51,7 @@ let package = Package(
         .target(name: "World", dependencies: ["Geometry", "LinearAlgebra", "Sensors", "Estimation", "Vision"], swiftSettings: swift5),
         .target(name: "Consumers", dependencies: ["World", "Imaging", "Sensors", "Geometry"], swiftSettings: swift5),
         .target(name: "Evaluation", dependencies: ["Geometry", "LinearAlgebra", "Sensors", "Imaging"], swiftSettings: swift5),
-        .target(name: "Simulation", dependencies: ["Geometry", "Sensors", "Imaging"], swiftSettings: swift5),
+        .target(name: "Simulation", dependencies: ["Geometry", "Sensors", "Imaging"], exclude: ["README.md"], swiftSettings: swift5),
 
         .target(name: "Pipeline",
                 dependencies: ["Geometry", "Imaging", "Sensors", "Vision", "Estimation", "World", "Consumers", "Simulation"],

@@ -24,12 +24,66 @@ struct TriangulatedPoint {
 struct FeatureTriangulator {
     var minDepth: Double = 0.1
     var maxDepth: Double = 60
-    /// Reject if any reprojection error exceeds this, in normalised units (≈ pixels / f).
+    /// An observation reprojecting worse than this is an outlier, in normalised units (pixels / f).
     var maxReprojection: Double = 0.05
     /// Measurement std in normalised units (for `std_m`).
     var sigma: Double = 1.0 / 460
 
+    /// Triangulates with outlier removal. If the point from all observations reprojects worse than
+    /// `maxReprojection` somewhere, two-view hypotheses from well-separated pairs (first/last, first/middle,
+    /// …) are scored by their inlier count (RANSAC-like, deterministic), the best inlier set is refined,
+    /// and remaining offenders are dropped one by one. Returns the point and the kept observation indices.
+    func triangulateRobust(_ obs: [BearingObservation]) -> (point: TriangulatedPoint, inliers: [Int])? {
+        if let (point, errors) = solve(obs), errors.allSatisfy({ $0 <= maxReprojection }) {
+            return (point, Array(obs.indices))
+        }
+        let n = obs.count
+        guard n >= 3 else { return nil }
+        let pairs = [(0, n - 1), (0, n / 2), (n / 2, n - 1), (1, n - 2), (0, n - 2), (1, n - 1)]
+        var best: [Int] = []
+        for (i, j) in pairs where i < j && j < n {
+            guard let p = linearPoint([obs[i], obs[j]]) else { continue }
+            let inliers = obs.indices.filter { k in
+                let p_C = obs[k].T_W_C.inverse.act(p)
+                guard p_C.z > minDepth else { return false }
+                return (Vec2(p_C.x / p_C.z, p_C.y / p_C.z) - obs[k].normalized).norm <= 2 * maxReprojection
+            }
+            if inliers.count > best.count { best = inliers }
+        }
+        guard best.count >= max(2, (n + 1) / 2) else { return nil }
+        var active = best
+        for _ in 0..<max(1, active.count / 4) {
+            guard active.count >= 2, let (point, errors) = solve(active.map { obs[$0] }),
+                  let worst = errors.indices.max(by: { errors[$0] < errors[$1] }) else { return nil }
+            if errors[worst] <= maxReprojection { return (point, active) }
+            active.remove(at: worst)
+        }
+        return nil
+    }
+
+    /// The least-squares intersection of the observations' rays in W (nil if they are parallel).
+    private func linearPoint(_ obs: [BearingObservation]) -> Vec3? {
+        var A = Mat3.zero, b = Vec3.zero
+        for o in obs {
+            let d = o.T_W_C.rotation.act(Vec3(o.normalized.x, o.normalized.y, 1)).normalized
+            let Pm = Mat3.identity - Mat3.outer(d, d)
+            A = A + Pm
+            b = b + Pm * o.T_W_C.translation
+        }
+        guard abs(A.determinant) > 1e-12 else { return nil }
+        let p = A.inverse * b
+        return p.isFinite ? p : nil
+    }
+
+    /// Triangulates from all observations; nil if any reprojects worse than `maxReprojection`.
     func triangulate(_ obs: [BearingObservation]) -> TriangulatedPoint? {
+        guard let (point, errors) = solve(obs), errors.allSatisfy({ $0 <= maxReprojection }) else { return nil }
+        return point
+    }
+
+    /// The least-squares point and each observation's reprojection error (normalised units); nil when
+    /// the geometry is degenerate or the point is behind a camera or outside the depth range.
+    private func solve(_ obs: [BearingObservation]) -> (TriangulatedPoint, [Double])? {
         guard obs.count >= 2 else { return nil }
         let T_A_W = obs[0].T_W_C.inverse
         // Ray origins and directions in A.
@@ -94,12 +148,12 @@ struct FeatureTriangulator {
         }
         let depth = 1 / x.z
         guard x.z > 0, depth > minDepth, depth < maxDepth else { return nil }
-        // Every camera must see the point in front, with a small reprojection error.
+        // Every camera must see the point in front.
+        var errors: [Double] = []
         for (k, o) in obs.enumerated() {
             let p_C = rel[k].act(Vec3(x.x, x.y, 1) * depth)
             guard p_C.z > minDepth * 0.5 else { return nil }
-            let e = Vec2(p_C.x / p_C.z, p_C.y / p_C.z) - o.normalized
-            if e.norm > maxReprojection { return nil }
+            errors.append((Vec2(p_C.x / p_C.z, p_C.y / p_C.z) - o.normalized).norm)
         }
         let p_A = Vec3(x.x, x.y, 1) * depth
         // Position covariance ≈ J Σ_x Jᵀ with Σ_x = σ² (JᵀJ)⁻¹.
@@ -110,6 +164,6 @@ struct FeatureTriangulator {
             let J = Mat3(rows: Vec3(1 / r, 0, -x.x / (r * r)), Vec3(0, 1 / r, -x.y / (r * r)), Vec3(0, 0, -1 / (r * r)))
             std = (J * cov * J.transposed).trace.squareRoot()
         }
-        return TriangulatedPoint(p_W: obs[0].T_W_C.act(p_A), std_m: std)
+        return (TriangulatedPoint(p_W: obs[0].T_W_C.act(p_A), std_m: std), errors)
     }
 }

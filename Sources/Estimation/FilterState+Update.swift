@@ -23,4 +23,23 @@ extension FilterState {
         for i in 0..<n where covariance(i, i) < 1e-18 { setDiagonal(i, 1e-18) }
         inject(dx)
     }
+
+    /// The same update for a measurement that involves only the clones: `Hc` has one column per clone
+    /// error-state entry (`dimension − 15`), the inertial columns being zero. Saves the work on them.
+    mutating func update(cloneColumnsH Hc: Matrix, r: [Double]) throws {
+        let n = dimension, c = n - ErrorIndex.imu
+        precondition(Hc.columns == c && Hc.rows == r.count)
+        let P = covarianceMatrix
+        let PC = P.block(row: 0, column: ErrorIndex.imu, rows: n, columns: c) // P[:, C], n × c
+        let PHt = PC.timesTransposed(Hc) // n × m
+        var S = Hc * PHt.block(row: ErrorIndex.imu, column: 0, rows: c, columns: Hc.rows)
+        for i in 0..<S.rows { S[i, i] += 1 }
+        let Kt = try S.choleskySolve(PHt.transposed) // m × n
+        let dx = Kt.transposedTimes(Matrix(columnVector: r)).elements
+        let newP = P - PHt * Kt
+        guard dx.allSatisfy({ $0.isFinite }), newP.isFinite else { throw LinearAlgebraError.notPositiveDefinite }
+        setCovariance(newP)
+        for i in 0..<n where covariance(i, i) < 1e-18 { setDiagonal(i, 1e-18) }
+        inject(dx)
+    }
 }

@@ -48,6 +48,11 @@ struct FilterState {
         symmetrize()
     }
 
+    /// Calls `body` with the covariance storage (column-major, `dimension × dimension`).
+    func withCovariance<T>(_ body: (UnsafeBufferPointer<Double>) throws -> T) rethrows -> T {
+        try P.withUnsafeBufferPointer(body)
+    }
+
     /// Element (i, j) of the covariance.
     func covariance(_ i: Int, _ j: Int) -> Double { P[i + j * dimension] }
 

@@ -143,6 +143,7 @@ public final class VIOEstimator {
         diag.msckfRejected = result.rejectedByGate
         diag.msckfFailed = result.failedTriangulation
         diag.msckfRows = result.rows
+        diag.droppedObservations = result.droppedObservations
         diag.landmarks = result.landmarks
         let tried = result.accepted + result.rejectedByGate + result.failedTriangulation
         if tried >= 5, result.accepted * 5 < tried { failedStreak += 1 } else if result.accepted > 0 { failedStreak = 0 }
@@ -242,6 +243,8 @@ public struct EstimatorDiagnostics: Equatable, Sendable {
     public var zeroVelocityUpdate = false
     /// MSCKF features accepted, rejected by the χ² gate, and not triangulable.
     public var msckfAccepted = 0, msckfRejected = 0, msckfFailed = 0
+    /// Observations dropped as outliers by the robust triangulation of otherwise accepted features.
+    public var droppedObservations = 0
     /// Rows of the applied (compressed) visual measurement.
     public var msckfRows = 0
     /// The filter diverged and was reset on this frame.

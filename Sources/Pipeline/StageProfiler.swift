@@ -97,13 +97,25 @@ public final class StageProfiler {
     }
 
     /// A fixed-width table of the statistics (one line per stage plus the total), for humans.
-    public func table(title: String = "stage") -> String {
-        var lines = [String(format: "%-12@ %8@ %9@ %9@ %9@ %9@", title as NSString, "frames", "median", "p90", "max", "mean")]
-        func row(_ name: String, _ s: StageStatistics) -> String {
-            String(format: "%-12@ %8d %7.3fms %7.3fms %7.3fms %7.3fms", name as NSString, s.count, s.median_ms, s.p90_ms, s.max_ms, s.mean_ms)
+    public func table() -> String { StageTable.render(stages: statistics, total: total) }
+}
+
+/// Renders stage statistics as an aligned text table (milliseconds per frame).
+public enum StageTable {
+    public static func render(stages: [StageStatistics], total: StageStatistics?) -> String {
+        func cell(_ s: String, _ width: Int, left: Bool = false) -> String {
+            let pad = String(repeating: " ", count: max(0, width - s.count))
+            return left ? s + pad : pad + s
         }
-        for s in statistics { lines.append(row(s.stage.rawValue, s)) }
-        if let t = total { lines.append(row("total", t)) }
+        func ms(_ v: Double) -> String { String(format: "%.3f", v) }
+        var lines = [cell("stage", 12, left: true) + cell("frames", 8) + cell("median ms", 11) + cell("p90 ms", 10)
+                     + cell("max ms", 10) + cell("mean ms", 10)]
+        var rows = stages.map { ($0.stage.rawValue, $0) }
+        if let total { rows.append(("total", total)) }
+        for (name, s) in rows {
+            lines.append(cell(name, 12, left: true) + cell(String(s.count), 8) + cell(ms(s.median_ms), 11)
+                         + cell(ms(s.p90_ms), 10) + cell(ms(s.max_ms), 10) + cell(ms(s.mean_ms), 10))
+        }
         return lines.joined(separator: "\n")
     }
 }

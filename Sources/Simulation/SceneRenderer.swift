@@ -35,6 +35,10 @@ public final class SceneRenderer: @unchecked Sendable {
     public let options: RenderOptions
     let prepared: [PreparedSurface]
     let textures: [TexturePyramid?]
+    /// All texture levels of all surfaces, concatenated (owned; freed in deinit), and per surface the
+    /// offset of its level 0 (−1 without a texture) — read without reference counting in the hot loop.
+    let texStore: UnsafeMutablePointer<Float>
+    let texBase: [Int]
 
     struct PreparedSurface {
         var n: Vec3, offset: Double, c0: Vec3, axisU: Vec3, axisV: Vec3
@@ -66,20 +70,42 @@ public final class SceneRenderer: @unchecked Sendable {
             DispatchQueue.concurrentPerform(iterations: surfaces.count) { i in
                 guard case .procedural(let seed) = surfaces[i].texture else { return }
                 let extent = max(surfaces[i].maxUV.x - surfaces[i].minUV.x, surfaces[i].maxUV.y - surfaces[i].minUV.y)
-                let size = ProceduralTexture.size(forExtent: extent, metresPerTexel: options.metresPerTexel,
+                // Big surfaces (façades, courtyard ground, > 10 m) get 3× larger texture features, so they
+                // stay trackable from 10–20 m away.
+                let scale = extent > 10 ? 3.0 : 1.0
+                let size = ProceduralTexture.size(forExtent: extent, metresPerTexel: options.metresPerTexel * scale,
                                                   maxSize: options.maxTextureSize)
                 let img = ProceduralTexture.generate(seed: seed, size: size, metresPerTexel: options.metresPerTexel)
-                base[i] = TexturePyramid(level0: img, size: size, metresPerTexel: options.metresPerTexel)
+                base[i] = TexturePyramid(level0: img, size: size, metresPerTexel: options.metresPerTexel * scale)
             }
         }
         textures = tex
+        var bases: [Int] = [], total = 0
+        for t in tex {
+            if let t { bases.append(total); total += t.levels.reduce(0) { $0 + $1.count } } else { bases.append(-1) }
+        }
+        let store = UnsafeMutablePointer<Float>.allocate(capacity: max(1, total))
+        for (t, base) in zip(tex, bases) {
+            guard let t else { continue }
+            var o = base
+            for level in t.levels {
+                level.withUnsafeBufferPointer { (store + o).update(from: $0.baseAddress!, count: level.count) }
+                o += level.count
+            }
+        }
+        texStore = store
+        texBase = bases
     }
+
+    deinit { texStore.deallocate() }
 
     /// A surface in the current camera frame: ray `b` (unit, camera frame) hits its plane at
     /// `t = ds / (nC·b)` and in-plane coordinates `u = u0 + t (uC·b)`, `v = v0 + t (vC·b)`.
     struct FrameSurface {
         var nC: Vec3, ds: Double, u0: Double, uC: Vec3, v0: Double, vC: Vec3, index: Int
         var minUV: Vec2, maxUV: Vec2, isRect: Bool, uniform: Float, shade: Float
+        /// Texture: offset of level 0 in `texStore` (−1: none), side of level 0, number of levels, metres per texel.
+        var texBase: Int, texSize: Int, texLevels: Int, texelMetres: Double
     }
 
     /// The result of tracing one ray.
@@ -104,7 +130,9 @@ public final class SceneRenderer: @unchecked Sendable {
             let d = o - s.c0
             frame.append(FrameSurface(nC: R_C_W.act(s.n), ds: -side, u0: d.dot(s.axisU), uC: R_C_W.act(s.axisU),
                                       v0: d.dot(s.axisV), vC: R_C_W.act(s.axisV), index: i,
-                                      minUV: s.minUV, maxUV: s.maxUV, isRect: s.isRect, uniform: s.uniform ?? -1, shade: s.shade))
+                                      minUV: s.minUV, maxUV: s.maxUV, isRect: s.isRect, uniform: s.uniform ?? -1, shade: s.shade,
+                                      texBase: texBase[i], texSize: textures[i]?.size ?? 0,
+                                      texLevels: textures[i]?.levels.count ?? 0, texelMetres: textures[i]?.metresPerTexel ?? 1))
             boxes.append(SIMD4(lo.x, lo.y, hi.x, hi.y))
             depth.append(poly.map { $0.norm }.min() ?? 0)
         }
@@ -217,11 +245,42 @@ public final class SceneRenderer: @unchecked Sendable {
         guard hit.surface >= 0 else { return bg + 25 * Float(skyRow.dot(b)) }
         let f = fs[Int(hit.surface)]
         if f.uniform >= 0 { return f.uniform }
+        guard f.texBase >= 0 else { return 128 }
         let footprint = hit.t * angle / max(-hit.dn, 0.05)
-        return textures.withUnsafeBufferPointer { tp in
-            guard let tex = tp[f.index] else { return 128 }
-            return f.shade * tex.sample(u: hit.u, v: hit.v, footprint: footprint)
+        return f.shade * sampleTexture(f, u: hit.u, v: hit.v, footprint: footprint)
+    }
+
+    /// Trilinear texture sample (same as `TexturePyramid.sample`, on the flat store).
+    @inline(__always)
+    func sampleTexture(_ f: FrameSurface, u: Double, v: Double, footprint: Double) -> Float {
+        let ratio = footprint / f.texelMetres
+        var offset = f.texBase, n = f.texSize
+        if ratio <= 1 { // magnified: level 0 only (the common case up close; skips the logarithm)
+            let scale = 1.0 / f.texelMetres
+            return bilinearFlat(texStore + offset, n: n, x: u * scale - 0.5, y: v * scale - 0.5)
         }
+        let lambda = Foundation.log2(ratio)
+        let maxLevel = f.texLevels - 1
+        if lambda >= Double(maxLevel) { return texStore[offset + (4 * f.texSize * f.texSize - 4) / 3] }
+        let l0 = Int(lambda), frac = Float(lambda - Double(l0))
+        for _ in 0..<l0 { offset += n * n; n /= 2 }
+        let scale = 1.0 / (f.texelMetres * Double(1 << l0))
+        let a = bilinearFlat(texStore + offset, n: n, x: u * scale - 0.5, y: v * scale - 0.5)
+        if frac < 1e-4 { return a }
+        let b = bilinearFlat(texStore + offset + n * n, n: n / 2, x: u * scale * 0.5 - 0.5, y: v * scale * 0.5 - 0.5)
+        return a + frac * (b - a)
+    }
+
+    @inline(__always)
+    func bilinearFlat(_ p: UnsafeMutablePointer<Float>, n: Int, x: Double, y: Double) -> Float {
+        let fx = x.rounded(.down), fy = y.rounded(.down)
+        let tx = Float(x - fx), ty = Float(y - fy)
+        let mask = n - 1
+        let x0 = Int(fx) & mask, y0 = Int(fy) & mask
+        let x1 = (x0 + 1) & mask, y1 = (y0 + 1) & mask
+        let a = p[y0 * n + x0], b = p[y0 * n + x1], c = p[y1 * n + x0], d = p[y1 * n + x1]
+        let top = a + tx * (b - a), bottom = c + tx * (d - c)
+        return top + ty * (bottom - top)
     }
 
     static func insideConvex(_ q: Vec2, _ c: [Vec2]) -> Bool {

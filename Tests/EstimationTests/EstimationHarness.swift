@@ -9,19 +9,30 @@ struct EstimationRun {
     var outputs: [EstimatorOutput] = []
     var truths: [EstimationTrueState] = []
     var diagnostics: [EstimatorDiagnostics] = []
+    /// Thread CPU time spent inside `addImu`/`addFrame`, seconds.
+    var estimatorSeconds = 0.0
 
     init(estimator: VIOEstimator, trajectory: EstimationTrajectory, imu: [ImuSample], frames: [EstimationSimFrame],
          frameDisparity: Bool = false) {
         var k = 0
         for f in frames {
-            while k < imu.count, imu[k].t_ns <= f.t_ns { estimator.addImu(imu[k]); k += 1 }
             let obs = f.observations.map {
                 FeatureObservation(id: $0.id, camera: $0.camera, normalized: $0.normalized, rightNormalized: $0.rightNormalized)
             }
+            let start = Self.threadCPUSeconds()
+            while k < imu.count, imu[k].t_ns <= f.t_ns { estimator.addImu(imu[k]); k += 1 }
             outputs.append(estimator.addFrame(FeatureFrame(t_ns: f.t_ns, observations: obs)))
+            estimatorSeconds += Self.threadCPUSeconds() - start
             truths.append(trajectory.state(at: Double(f.t_ns) * 1e-9))
             diagnostics.append(estimator.lastDiagnostics)
         }
+    }
+
+    /// CPU time of the calling thread, seconds (immune to other processes' load, unlike wall time).
+    static func threadCPUSeconds() -> Double {
+        var ts = timespec()
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts)
+        return Double(ts.tv_sec) + Double(ts.tv_nsec) * 1e-9
     }
 
     /// Indices of frames with an initialised estimate.

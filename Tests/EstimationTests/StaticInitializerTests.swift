@@ -133,3 +133,39 @@ enum EstimationCSV {
         return out
     }
 }
+
+@Suite struct TriangulationTests {
+    @Test func robustTriangulationDropsExactlyTheOutliers() throws {
+        let scene = EstimationScene()
+        let traj = EstimationTrajectory(restDuration: 0, rampDuration: 0.5)
+        let frames = scene.frames(trajectory: traj, duration: 3, pixelNoise: 0.5, outlierRate: 0.08, seed: 42)
+        var tracks: [Int: [(Int, EstimationSimObservation)]] = [:]
+        for k in 30..<41 { for o in frames[k].observations { tracks[o.id, default: []].append((k, o)) } }
+        let tri = FeatureTriangulator(minDepth: 0.1, maxDepth: 60, maxReprojection: 5.0 / 460, sigma: 0.5 / 460)
+        var checked = 0, withOutliers = 0, worst = 0.0
+        for id in tracks.keys.sorted() {
+            guard let t = tracks[id], t.count >= 6 else { continue }
+            let obs = t.map { k, o in
+                BearingObservation(T_W_C: traj.state(at: Double(frames[k].t_ns) * 1e-9).T_W_B * scene.camera.T_B_C,
+                                   normalized: o.normalized)
+            }
+            let outliers = Set(t.indices.filter { t[$0].1.isOutlier })
+            // Up to a third of the track may be outliers (a random pixel can by chance land near the truth,
+            // which is then no outlier: allow it, but only within the error threshold).
+            guard outliers.count * 3 <= t.count else { continue }
+            let (point, inliers) = try #require(tri.triangulateRobust(obs), "track \(id)")
+            checked += 1
+            if !outliers.isEmpty { withOutliers += 1 }
+            #expect(inliers.count >= t.count - outliers.count, "an inlier was dropped in track \(id)")
+            for i in inliers where outliers.contains(i) {
+                let p_C = obs[i].T_W_C.inverse.act(point.p_W)
+                #expect((Vec2(p_C.x / p_C.z, p_C.y / p_C.z) - obs[i].normalized).norm * 460 < 5, "outlier kept in \(id)")
+            }
+            // The error in units of the triangulator's own σ (depth is poorly constrained at low parallax).
+            worst = max(worst, (point.p_W - scene.landmarks_W[id % scene.landmarks_W.count]).norm / point.std_m)
+        }
+        #expect(checked > 50 && withOutliers > 10, "checked \(checked), with outliers \(withOutliers)")
+        // Over ~100 points, a consistent estimate stays within 5σ (a kept outlier would be far beyond).
+        #expect(worst < 5, "worst point error \(worst) σ")
+    }
+}
