@@ -161,9 +161,13 @@ public struct PlaneDetector: Sendable {
     /// weighted mean height. Landmarks claimed by one level are not reused by the next.
     func horizontalCandidates(_ pts: [MapLandmark], levels: [Double], band: Double) -> [PlaneCandidate] {
         var candidates: [PlaneCandidate] = []
-        var claimed = Set<Int>()
+        var claimed = [Bool](repeating: false, count: pts.count)
+        // Sorted by height, so each level's wide band is a contiguous range (binary search).
+        let order = pts.indices.sorted { pts[$0].p_W.z < pts[$1].p_W.z }
+        let sortedZ = order.map { pts[$0].p_W.z }
         for level in levels {
-            let wide = pts.indices.filter { !claimed.contains($0) && abs(pts[$0].p_W.z - level) <= 3 * band }
+            let range = lowerBound(sortedZ, level - 3 * band)..<lowerBound(sortedZ, level + 3 * band + 1e-12)
+            let wide = order[range].filter { !claimed[$0] }
             var inliers = wide.filter { abs(pts[$0].p_W.z - level) <= band }
             guard inliers.count >= options.minPoints else { continue }
             for _ in 0..<3 {
@@ -172,7 +176,7 @@ public struct PlaneDetector: Sendable {
                 guard next.count >= options.minPoints else { break }
                 inliers = next
             }
-            claimed.formUnion(inliers)
+            for i in inliers { claimed[i] = true }
             let comps = components(inliers.map { pts[$0] }, indices: inliers, adaptive: true) { Vec2($0.x, $0.y) }
             for comp in comps {
                 let members = dropIsolated(comp.map { pts[$0] }) { Vec2($0.x, $0.y) }

@@ -58,8 +58,14 @@ public final class WorldSession {
     /// All detected planes (kept while tracking is not normal, but not reported then).
     public var planes: [PlaneAnchor] { planeTracker.planes }
 
-    /// Integrates one frame and returns what the world layer reports for it.
-    public func process(_ input: WorldFrameInput) -> WorldFrame {
+    /// Integrates one frame and returns what the world layer reports for it. A frame whose camera pose is not
+    /// finite is handled as not tracking normally (`isTrackingNormal` is cleared in the frame's input).
+    public func process(_ frameInput: WorldFrameInput) -> WorldFrame {
+        var input = frameInput
+        let q = input.T_W_C.rotation.quaternion
+        if !(input.T_W_C.translation.isFinite && q.w.isFinite && q.x.isFinite && q.y.isFinite && q.z.isFinite) {
+            input.isTrackingNormal = false
+        }
         latestInput = input
         var events: [AnchorEvent] = []
         if input.isTrackingNormal {

@@ -177,3 +177,15 @@ import Testing
         #expect(abs(floor.height_m) < 0.02)
     }
 }
+
+@Suite struct BadInputTests {
+    @Test func nonFinitePoseIsTreatedAsNotNormal() {
+        let (session, _) = runRoom(frames: 4)
+        #expect(!session.planes.isEmpty)
+        var gen = RoomLandmarks(seed: 8)
+        let f = session.process(frameInput(10, landmarks: gen.batch(floor: 10, table: 0, wall: 0),
+                                           T_W_C: SE3(translation: Vec3(.nan, 0, 0))))
+        #expect(!f.isTrackingNormal && f.planes.isEmpty && f.anchorsInView.isEmpty && f.events.isEmpty)
+        #expect(f.raycast(pixel: Vec2(320, 240)) == nil)
+    }
+}
