@@ -13,6 +13,8 @@ public struct PlaneCandidate: Equatable, Sendable {
     public var offsetStd_m: Double
     /// Supporting landmark positions, world.
     public var points: [Vec3]
+    /// Half-width of the inlier band the candidate was selected with, metres (grows with the landmarks' σ).
+    public var band_m: Double
 }
 
 /// Tuning of the plane detector; defaults suit hand-held or drone VIO indoors (landmark σ ≈ 1–3 cm).
@@ -168,11 +170,11 @@ public struct PlaneDetector: Sendable {
         for level in levels {
             let range = lowerBound(sortedZ, level - 3 * band)..<lowerBound(sortedZ, level + 3 * band + 1e-12)
             let wide = order[range].filter { !claimed[$0] }
-            var inliers = wide.filter { abs(pts[$0].p_W.z - level) <= band }
+            var inliers = wide.filter { abs(pts[$0].p_W.z - level) <= gate(pts[$0], band) }
             guard inliers.count >= options.minPoints else { continue }
             for _ in 0..<3 {
                 guard let tilted = tiltedFit(inliers.map { pts[$0] }) else { break }
-                let next = wide.filter { abs(pts[$0].p_W.z - tilted(pts[$0].p_W)) <= band }
+                let next = wide.filter { abs(pts[$0].p_W.z - tilted(pts[$0].p_W)) <= gate(pts[$0], band) }
                 guard next.count >= options.minPoints else { break }
                 inliers = next
             }
@@ -186,11 +188,17 @@ public struct PlaneDetector: Sendable {
                 guard min(rect.width, rect.length) >= options.minSide_m else { continue }
                 let (hc, sc) = offsetAndStd(members) { $0.z }
                 candidates.append(PlaneCandidate(alignment: .horizontal, normal_W: Vec3(0, 0, 1), offset_m: hc,
-                                                 offsetStd_m: sc, points: members.map(\.p_W)))
+                                                 offsetStd_m: sc, points: members.map(\.p_W), band_m: band))
             }
         }
         candidates.sort { $0.points.count > $1.points.count }
         return candidates
+    }
+
+    /// A landmark's inlier gate: 2.5 of its own σ (at least `minBand_m`), never wider than the common `band`, so
+    /// precise landmarks of nearby structures (edges, a wall behind a table) are not taken as inliers.
+    func gate(_ l: MapLandmark, _ band: Double) -> Double {
+        min(band, max(options.minBand_m, 2.5 * l.std_m))
     }
 
     /// Index of the first element of the ascending array `a` that is ≥ `x`.
@@ -313,7 +321,7 @@ public struct PlaneDetector: Sendable {
                 if score > best.score { best = (score, n, c) }
             }
             var n2 = best.n, c = best.c
-            var inliers = xy.indices.filter { abs(n2.dot(xy[$0]) - c) <= band }
+            var inliers = xy.indices.filter { abs(n2.dot(xy[$0]) - c) <= gate(remaining[$0], band) }
             guard best.score > 0, inliers.count >= options.minPoints else { break }
             // Least-squares refinement: the normal is the minor principal direction of the inliers in x-y.
             for _ in 0..<3 {
@@ -323,7 +331,7 @@ public struct PlaneDetector: Sendable {
                 let theta = 0.5 * atan2(2 * sxy, sxx - syy) // major axis angle
                 n2 = Vec2(-sin(theta), cos(theta))
                 c = n2.dot(mean)
-                let next = xy.indices.filter { abs(n2.dot(xy[$0]) - c) <= band }
+                let next = xy.indices.filter { abs(n2.dot(xy[$0]) - c) <= gate(remaining[$0], band) }
                 if next.count < options.minPoints { break }
                 inliers = next
             }
@@ -344,7 +352,7 @@ public struct PlaneDetector: Sendable {
                 guard min(rect.width, rect.length) >= options.minSide_m else { continue }
                 let (off, sd) = offsetAndStd(m) { n.dot($0) }
                 out.append(PlaneCandidate(alignment: .vertical, normal_W: n, offset_m: off, offsetStd_m: sd,
-                                          points: m.map(\.p_W)))
+                                          points: m.map(\.p_W), band_m: band))
             }
             let drop = Set(inliers)
             remaining = remaining.indices.filter { !drop.contains($0) }.map { remaining[$0] }

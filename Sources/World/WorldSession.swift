@@ -74,7 +74,8 @@ public final class WorldSession {
             let interval = TimestampNs(Double(options.detectionInterval_ns) * scale)
             if lastDetection_ns.map({ input.t_ns - $0 >= interval }) ?? true {
                 lastDetection_ns = input.t_ns
-                let changes = planeTracker.update(with: detector.detect(map.all), at: input.t_ns,
+                let candidates = detector.detect(map.all)
+                let changes = planeTracker.update(with: candidates, at: input.t_ns,
                                                   cameraPosition_W: input.T_W_C.translation)
                 events += changes.map { change -> AnchorEvent in
                     switch change {
