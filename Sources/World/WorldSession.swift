@@ -20,6 +20,8 @@ public struct WorldOptions: Equatable, Sendable {
     /// `existingPlaneGeometry` raycasts accept hits this far outside a plane's boundary, metres (the hull of sparse
     /// landmarks lies inside the true edges).
     public var geometryMargin_m: Double = 0.05
+    /// Preferred-order raycasts ignore infinite-plane hits farther than this outside the plane's boundary, metres.
+    public var maxInfiniteExtension_m: Double = 3
     /// Estimated-plane raycast tuning.
     public var estimatedPlane = EstimatedPlaneOptions()
     /// User anchors moving less than this on a plane refinement are not reported as updated, metres.
@@ -183,7 +185,8 @@ public final class WorldSession {
 
     /// The best infinite-plane hit: most landmarks within 30 cm of the hit lying on its plane (within 2.5 σ, at
     /// least 2 cm); then a hit within 30 cm of its plane's boundary; then the plane with the largest area (far from
-    /// every mapped part, the floor is the likeliest surface); then the nearest.
+    /// every mapped part, the floor is the likeliest surface); then the nearest. Hits farther than
+    /// `maxInfiniteExtension_m` outside their plane's boundary are not used (a guess through unmapped walls).
     func rankInfinite(_ hits: [RaycastResult]) -> (hit: RaycastResult, support: Int)? {
         let scored = hits.map { hit -> (hit: RaycastResult, support: Int, far: Int, area: Double) in
             guard let p = hit.planeId.flatMap(planeTracker.plane(id:)) else { return (hit, 0, 1, 0) }
@@ -192,8 +195,8 @@ public final class WorldSession {
                 .filter { abs(n.dot($0.p_W) - d) <= max(0.02, 2.5 * $0.std_m) }.count
             let q = p.local(hit.position_W)
             let outside = PlaneGeometry2D.convexContains(p.boundaryLocal, q) ? 0 : PlaneGeometry2D.distance([q], p.boundaryLocal)
-            return (hit, support, outside <= 0.3 ? 0 : 1, p.area_m2)
-        }
+            return (hit, support, outside <= 0.3 ? 0 : (outside <= options.maxInfiniteExtension_m ? 1 : 2), p.area_m2)
+        }.filter { $0.far < 2 }
         return scored.min {
             (-$0.support, $0.far, -$0.area, $0.hit.distance_m) < (-$1.support, $1.far, -$1.area, $1.hit.distance_m)
         }.map { ($0.hit, $0.support) }
