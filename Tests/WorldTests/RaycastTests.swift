@@ -128,18 +128,23 @@ import Testing
     }
 
     @Test func infiniteFallbackPrefersTheLargePlaneFarFromEveryMappedPart() throws {
-        // Floor mapped at x ∈ [-3, -1] (4 m²), a small table top at z = 0.75 (0.4 m²); a ray to the floor at x = 3
-        // crosses the table's extension first, far from both mapped parts and with no landmarks near either hit.
+        // Floor mapped at x ∈ [-3, -0.5] (5 m²), a small table top at z = 0.75 (0.25 m²); a ray to the floor at x = 2
+        // crosses the table's extension first (0.5 m beyond the table), 2.5 m beyond the mapped floor, with no
+        // landmarks near either hit.
         let session = WorldSession()
-        let lms = patch(-3 ... -1, -1...1, z: 0, count: 100, firstId: 0, seed: 3) + patch(-0.5...0.3, 0...0.5, z: 0.75, count: 40, firstId: 200, seed: 4)
+        let lms = patch(-3 ... -0.5, -1...1, z: 0, count: 100, firstId: 0, seed: 3) + patch(-0.5...0.0, 0...0.5, z: 0.75, count: 40, firstId: 200, seed: 4)
         _ = session.process(frameInput(0, landmarks: lms))
         let floor = try #require(session.planes.first { abs($0.height_m) < 0.02 })
-        let ray = WorldRay(origin_W: Vec3(-1, 0.25, 1.5), direction_W: Vec3(3, 0.25, 0) - Vec3(-1, 0.25, 1.5))
+        let ray = WorldRay(origin_W: Vec3(-1, 0.25, 1.5), direction_W: Vec3(2, 0.25, 0) - Vec3(-1, 0.25, 1.5))
         // The nearest infinite hit is the table's extension …
         #expect(session.raycast(ray, target: .existingPlaneInfinite).first?.planeId != floor.id)
         // … but the preferred fallback is the floor.
         let hit = try #require(session.raycast(ray, preferring: [.existingPlaneGeometry, .estimatedPlane, .existingPlaneInfinite]))
-        #expect(hit.planeId == floor.id && (hit.position_W - Vec3(3, 0.25, 0)).norm < 0.05)
+        #expect(hit.planeId == floor.id && (hit.position_W - Vec3(2, 0.25, 0)).norm < 0.05)
+        // A floor hit more than 3 m beyond the mapped floor is not used as a fallback at all.
+        let far = WorldRay(origin_W: Vec3(3, 0.25, 1.5), direction_W: Vec3(4, 0.25, -1.5))
+        #expect(session.raycast(far, target: .existingPlaneInfinite).contains { $0.planeId == floor.id })
+        #expect(session.raycast(far, preferring: [.existingPlaneInfinite]) == nil)
     }
 
     @Test func hitOrientationHasZAlongTheNormal() {
