@@ -20,7 +20,7 @@ public struct PlaneCandidate: Equatable, Sendable {
 /// Tuning of the plane detector; defaults suit hand-held or drone VIO indoors (landmark σ ≈ 1–3 cm).
 public struct PlaneDetectorOptions: Equatable, Sendable {
     /// Landmarks with σ above this are ignored, metres.
-    public var maxLandmarkStd_m: Double = 0.05
+    public var maxLandmarkStd_m: Double = 0.08
     /// Minimum supporting landmarks for a plane.
     public var minPoints: Int = 15
     /// Height histogram bin, metres.
@@ -38,6 +38,9 @@ public struct PlaneDetectorOptions: Equatable, Sendable {
     /// Largest tilt of a horizontal plane's landmarks (e.g. from a small gravity error) still followed when
     /// selecting its inliers, degrees.
     public var maxTilt_deg: Double = 3
+    /// A horizontal candidate is rejected when more than this fraction of its landmarks have other landmarks
+    /// straight above or below them (within 15 cm horizontally, 15 cm–1 m vertically): a slice through a wall.
+    public var maxStackedFraction: Double = 0.5
     /// Detect vertical (wall) planes as well.
     public var detectVertical: Bool = true
     /// Minimum vertical span of a wall's points, metres.
@@ -69,7 +72,7 @@ public struct PlaneDetector: Sendable {
         let band = max(options.minBand_m, 2.5 * Self.median(pts.map(\.std_m)))
         let levels = horizontalLevels(pts, band: band)
         func inBand(_ p: MapLandmark) -> Bool { levels.contains { abs(p.p_W.z - $0) <= band } }
-        guard options.detectVertical else { return horizontalCandidates(pts, levels: levels, band: band) }
+        guard options.detectVertical else { return horizontalCandidates(pts, levels: levels, band: band, context: pts) }
         // Walls are searched among the landmarks off the horizontal levels (so floor and table points never
         // make a "wall"), then their landmarks inside the horizontal bands are removed (so a wall's slice at a
         // table's height never makes a thin or L-shaped "table").
@@ -85,7 +88,7 @@ public struct PlaneDetector: Sendable {
                 return abs(w.n.dot(p.p_W) - w.d) <= band && x >= w.lo - band && x <= w.hi + band
             }
         }
-        return horizontalCandidates(horizontalPts, levels: levels, band: band) + vertical
+        return horizontalCandidates(horizontalPts, levels: levels, band: band, context: pts) + vertical
     }
 
     /// Median of a non-empty array.
@@ -161,8 +164,10 @@ public struct PlaneDetector: Sendable {
     /// (from a 3 × wider band), so a floor that the estimator sees slightly tilted (up to `maxTilt_deg`, e.g. a
     /// small gravity error) is not cut into rings; the reported plane stays gravity-aligned at the inliers'
     /// weighted mean height. Landmarks claimed by one level are not reused by the next.
-    func horizontalCandidates(_ pts: [MapLandmark], levels: [Double], band: Double) -> [PlaneCandidate] {
+    func horizontalCandidates(_ pts: [MapLandmark], levels: [Double], band: Double,
+                              context: [MapLandmark]) -> [PlaneCandidate] {
         var candidates: [PlaneCandidate] = []
+        let column = VerticalNeighbours(context, radius: 0.15, minDz: max(0.15, 2 * band), maxDz: 1.0)
         var claimed = [Bool](repeating: false, count: pts.count)
         // Sorted by height, so each level's wide band is a contiguous range (binary search).
         let order = pts.indices.sorted { pts[$0].p_W.z < pts[$1].p_W.z }
@@ -186,6 +191,10 @@ public struct PlaneDetector: Sendable {
                 let hull = PlaneGeometry2D.convexHull(members.map { Vec2($0.p_W.x, $0.p_W.y) })
                 let rect = PlaneGeometry2D.minimumAreaRectangle(hull)
                 guard min(rect.width, rect.length) >= options.minSide_m else { continue }
+                // A slice through vertical structure (walls not detected as planes, shelves) has landmarks directly
+                // above or below most of its points; a floor or table top does not.
+                let stacked = members.filter { column.hasNeighbour($0.p_W) }.count
+                guard Double(stacked) <= options.maxStackedFraction * Double(members.count) else { continue }
                 let (hc, sc) = offsetAndStd(members) { $0.z }
                 candidates.append(PlaneCandidate(alignment: .horizontal, normal_W: Vec3(0, 0, 1), offset_m: hc,
                                                  offsetStd_m: sc, points: members.map(\.p_W), band_m: band))
@@ -358,6 +367,31 @@ public struct PlaneDetector: Sendable {
             remaining = remaining.indices.filter { !drop.contains($0) }.map { remaining[$0] }
         }
         return out
+    }
+}
+
+/// Finds landmarks stacked vertically over others: a grid over x-y with cells of `radius`.
+struct VerticalNeighbours {
+    let radius: Double, minDz: Double, maxDz: Double
+    private var grid: [SIMD2<Int>: [Vec3]] = [:]
+
+    init(_ l: [MapLandmark], radius: Double, minDz: Double, maxDz: Double) {
+        self.radius = radius; self.minDz = minDz; self.maxDz = maxDz
+        for m in l { grid[key(m.p_W), default: []].append(m.p_W) }
+    }
+
+    func key(_ p: Vec3) -> SIMD2<Int> { SIMD2<Int>(Int((p.x / radius).rounded(.down)), Int((p.y / radius).rounded(.down))) }
+
+    /// True when another landmark lies within `radius` horizontally and `minDz…maxDz` vertically of `p`.
+    func hasNeighbour(_ p: Vec3) -> Bool {
+        let k = key(p)
+        for dx in -1...1 { for dy in -1...1 {
+            for q in grid[SIMD2<Int>(k.x + dx, k.y + dy)] ?? [] {
+                let dz = abs(q.z - p.z)
+                if dz >= minDz && dz <= maxDz && Vec2(q.x - p.x, q.y - p.y).norm <= radius { return true }
+            }
+        } }
+        return false
     }
 }
 

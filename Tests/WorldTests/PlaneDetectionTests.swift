@@ -227,3 +227,20 @@ import Testing
         #expect(max(table.extent.width, table.extent.length) < 1.2 * 1.1)
     }
 }
+
+@Suite struct StackedSliceTests {
+    @Test func wallSlicesAreNotHorizontalPlanesEvenWithoutWallDetection() throws {
+        // Dense walls and no wall detection: every height band holds an L-shaped slice of the two walls with
+        // enough landmarks for a plane. The stacked-landmark test rejects them; floor and table remain.
+        var options = WorldOptions()
+        options.detector.detectVertical = false
+        let (session, _) = runRoom(frames: 20, floor: 30, table: 8, wall: 60, session: WorldSession(options: options))
+        let horizontal = session.planes.filter { $0.alignment == .horizontal }
+        #expect(horizontal.count == 2, "\(horizontal.map { ($0.height_m, $0.area_m2) })")
+        #expect(horizontal.contains { $0.classification == .floor } && horizontal.contains { $0.classification == .table })
+        // With the test disabled the slices do become planes (so the test above is meaningful).
+        options.detector.maxStackedFraction = 1
+        let (loose, _) = runRoom(frames: 20, floor: 30, table: 8, wall: 60, session: WorldSession(options: options))
+        #expect(loose.planes.filter { $0.alignment == .horizontal }.count > 2)
+    }
+}
