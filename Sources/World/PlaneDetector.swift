@@ -52,12 +52,18 @@ public struct PlaneDetectorOptions: Equatable, Sendable {
 
 /// Finds gravity-aligned planes in a landmark map.
 ///
-/// Horizontal planes: a 1-cm histogram of landmark heights is smoothed with a Gaussian of the landmarks'
-/// median σ; each local peak with enough support is refined robustly (median start, then inliers within the
-/// band re-selected and averaged with weights 1/σ², three times), and its inliers are split into x-y
-/// connected components on a coarse grid. Each component large enough in count and in both sides of its
-/// enclosing rectangle is a candidate. Vertical planes: RANSAC on 2-D lines in x-y over the points not
-/// explained by horizontal planes, refined by a least-squares fit, then split the same way.
+/// 1. Levels: a 1-cm histogram of landmark heights, smoothed with a Gaussian of the landmarks' median σ; each
+///    local peak with enough support is refined robustly (median start, then band inliers averaged with weights
+///    1/σ², three times). The band half-width is max(`minBand_m`, 2.5 × median σ).
+/// 2. Walls: RANSAC on 2-D lines in x-y over the landmarks *off* every level (so floor and table points never make
+///    a wall), refined by a principal-axis fit, split into connected components in the wall's plane, each needing
+///    `minWallHeight_m` of vertical extent.
+/// 3. Horizontal planes: per level, the landmarks not on a detected wall are gated individually
+///    (|Δz| ≤ min(band, max(`minBand_m`, 2.5 σᵢ))) against a tilt-tolerant least-squares plane, split into x-y
+///    connected components (grid adaptive to the landmark spacing), cleared of isolated points, and rejected when
+///    too small or when most of their landmarks have others stacked straight above/below (a slice through a wall).
+///
+/// Candidates carry the inlier band they were selected with; `PlaneTracker` turns them into tracked planes.
 public struct PlaneDetector: Sendable {
     /// Tuning.
     public var options: PlaneDetectorOptions
