@@ -71,7 +71,8 @@ let package = Package(
         .executableTarget(name: "worldtrack", dependencies: ["WorldTrackCLI"], swiftSettings: swift5),
         .executableTarget(
             name: "WorldTrackBench",
-            dependencies: ["WorldTrackCLI", "Pipeline", "Simulation", "Vision", "Estimation", "Sensors", "Imaging"],
+            dependencies: ["WorldTrackCLI", "Pipeline", "Simulation", "Vision", "Estimation", "Sensors", "Imaging",
+                           .product(name: "ArgumentParser", package: "swift-argument-parser")],
             path: "Benchmarks/WorldTrackBench",
             swiftSettings: swift5
         ),

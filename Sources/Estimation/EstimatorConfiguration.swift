@@ -29,6 +29,10 @@ public struct EstimatorConfiguration: Equatable, Sendable {
     /// Image motion under which the scene counts as still (for initialisation and ZUPT), pixels per frame.
     /// Comparable to the tracker's own noise (about 1 px at VGA), not tuned per dataset.
     public var stillDisparityPx: Double = 1.0
+    /// Initialise in motion (visual-inertial alignment) when the device does not rest.
+    public var dynamicInitialization: Bool = true
+    /// Length of the window of frames the dynamic initialiser aligns, seconds.
+    public var dynamicWindow: Double = 1.5
     /// Prior 1-σ of the accelerometer bias at initialisation, m/s² (MEMS datasheets: 0.05–0.2).
     public var initialAccelBiasStd: Double = 0.1
     /// Prior 1-σ of the velocity at static initialisation, m/s.

@@ -31,6 +31,9 @@ public final class VIOEstimator {
     private var filter: FilterState?
     private var features = FeatureDatabase()
     private let initializer: StaticInitializer
+    private let dynamicInitializer: DynamicInitializer
+    /// Recent frames kept while not initialised, for the dynamic initialiser.
+    private var initWindow: [DynamicInitializer.WindowFrame] = []
     private let propagator: ImuPropagator
     private let msckf: MsckfUpdater
     private let zupt: ZeroVelocityUpdater
@@ -55,6 +58,7 @@ public final class VIOEstimator {
         self.cameras = cameras
         self.imu = imu
         initializer = StaticInitializer(configuration: configuration, imu: imu)
+        dynamicInitializer = DynamicInitializer(configuration: configuration, cameras: cameras, noise: imu.noise)
         propagator = ImuPropagator(noise: imu.noise, gravity_W: Vec3(0, 0, -configuration.gravity))
         msckf = MsckfUpdater(cameras: cameras, configuration: configuration)
         zupt = ZeroVelocityUpdater(configuration: configuration, imu: imu)
@@ -77,34 +81,22 @@ public final class VIOEstimator {
         defer { lastDiagnostics = diag }
         if let last = lastFrameTime, frame.t_ns <= last, let out = lastOutput { return out }
         lastFrameTime = frame.t_ns
-        let disparity = frame.imageDisparityPx ?? measureDisparity(frame)
-        previousFrame = Dictionary(frame.observations.filter { $0.camera == 0 }.map { ($0.id, $0.normalized) },
+        let given = frame.imageDisparityPx.flatMap { $0.isFinite && $0 >= 0 ? $0 : nil }
+        let disparity = given ?? measureDisparity(frame)
+        previousFrame = Dictionary(frame.observations.filter { $0.camera == 0 && $0.normalized.x.isFinite && $0.normalized.y.isFinite }
+                                       .map { ($0.id, $0.normalized) },
                                    uniquingKeysWith: { a, _ in a })
         diag.disparityPx = disparity
         let tracked = frame.observations.filter { $0.camera == 0 }.count
         diag.trackedFeatures = tracked
-        defer { buffer.prune(before: frame.t_ns - Time.nanoseconds(configuration.staticWindow + 0.5)) }
+        defer {
+            buffer.prune(before: frame.t_ns - Time.nanoseconds(max(configuration.staticWindow, configuration.dynamicWindow) + 0.5))
+        }
 
         guard !buffer.isEmpty else { return output(frame.t_ns, state: .notAvailable, diag: diag) }
 
         guard var state = filter else {
-            // Not initialised: wait for rest (and a still image, when we can tell).
-            let stillImage = disparity.map { $0 <= configuration.stillDisparityPx } ?? true
-            if stillImage, let ini = initializer.initialize(samples: buffer.samples, endingAt: frame.t_ns) {
-                var s = ini.state
-                if let prev = lastGood {
-                    // Re-initialisation after a reset: keep position and heading continuous.
-                    s.p_W = prev.p_W
-                    s.R_W_B = SO3.headingRotation(prev.R_W_B.headingAngle) * s.R_W_B
-                }
-                filter = FilterState(imu: s, diagonalCovariance: [Double](repeating: 0, count: 15))
-                filter?.setInertialCovariance(ini.covariance)
-                features.removeAll()
-                failedStreak = 0
-                framesSinceInit = 0
-                diag.initialized = true
-                return finish(frame, diag: &diag)
-            }
+            if initialize(frame, disparity: disparity, diag: &diag) { return finish(frame, diag: &diag) }
             return output(frame.t_ns, state: .limited(relocalizing ? .relocalizing : .initializing), diag: diag)
         }
 
@@ -145,8 +137,13 @@ public final class VIOEstimator {
         diag.msckfRows = result.rows
         diag.droppedObservations = result.droppedObservations
         diag.landmarks = result.landmarks
-        let tried = result.accepted + result.rejectedByGate + result.failedTriangulation
-        if tried >= 5, result.accepted * 5 < tried { failedStreak += 1 } else if result.accepted > 0 { failedStreak = 0 }
+        // A failing frame: features were there, the gate rejected many and (almost) none passed.
+        // Triangulation failures alone do not count: slow motion gives short tracks no parallax.
+        if result.rejectedByGate >= 5, result.accepted * 5 < result.rejectedByGate {
+            failedStreak += 1
+        } else if result.accepted > 0 {
+            failedStreak = 0
+        }
         if marginalize {
             let t0 = state.clones[0].t_ns
             state.marginalizeClone(0)
@@ -154,6 +151,51 @@ public final class VIOEstimator {
         }
         filter = state
         return finish(frame, diag: &diag)
+    }
+
+    /// Tries the static, then the dynamic initialiser; on success sets `filter` at the frame time.
+    private func initialize(_ frame: FeatureFrame, disparity: Double?, diag: inout EstimatorDiagnostics) -> Bool {
+        initWindow.append(DynamicInitializer.WindowFrame(t_ns: frame.t_ns, observations: frame.observations))
+        let windowStart = frame.t_ns - Time.nanoseconds(configuration.dynamicWindow)
+        initWindow.removeAll { $0.t_ns < windowStart }
+        func adopt(_ start: ImuState, _ covariance: Mat15) {
+            var s = start
+            if let prev = lastGood {
+                // Re-initialisation after a reset: keep position and heading continuous.
+                s.p_W = prev.p_W
+                let dYaw = SO3.headingRotation(prev.R_W_B.headingAngle)
+                s.R_W_B = dYaw * s.R_W_B
+                s.v_W = dYaw.act(s.v_W)
+            }
+            var f = FilterState(imu: s, covariance: covariance)
+            if s.t_ns < frame.t_ns {
+                var imuState = f.imu
+                let (phi, q) = propagator.propagate(&imuState, to: frame.t_ns, buffer: buffer)
+                f.imu = imuState
+                f.propagateCovariance(phi: phi, q: q)
+            }
+            filter = f
+            features.removeAll()
+            initWindow.removeAll()
+            failedStreak = 0
+            diag.initialized = true
+        }
+        // At rest (and a still image, when we can tell): the static initialiser.
+        let stillImage = disparity.map { $0 <= configuration.stillDisparityPx } ?? true
+        if stillImage, let ini = initializer.initialize(samples: buffer.samples, endingAt: frame.t_ns) {
+            adopt(ini.state, ini.covariance)
+            return true
+        }
+        // In motion: visual-inertial alignment over the window.
+        if configuration.dynamicInitialization, !stillImage, let oldest = initWindow.first,
+           Double(frame.t_ns - oldest.t_ns) * 1e-9 >= 0.9 * configuration.dynamicWindow,
+           let ini = dynamicInitializer.initialize(frames: initWindow, buffer: buffer,
+                                                   gyroBias: lastGood?.gyroBias_B ?? .zero) {
+            adopt(ini.state, ini.covariance)
+            diag.dynamicInitialization = true
+            return true
+        }
+        return false
     }
 
     /// Length of the last frame interval (for the ZUPT's IMU window).
@@ -164,7 +206,7 @@ public final class VIOEstimator {
 
     /// Forgets everything (as after construction).
     public func reset() {
-        filter = nil; features.removeAll(); buffer = ImuBuffer(); previousFrame = [:]
+        filter = nil; features.removeAll(); buffer = ImuBuffer(); previousFrame = [:]; initWindow = []
         lastFrameTime = nil; relocalizing = false; failedStreak = 0; lastGood = nil; lastOutput = nil
     }
 
@@ -175,7 +217,10 @@ public final class VIOEstimator {
         guard !previousFrame.isEmpty else { return nil }
         var d: [Double] = []
         for o in frame.observations where o.camera == 0 {
-            if let p = previousFrame[o.id] { d.append((o.normalized - p).norm) }
+            if let p = previousFrame[o.id] {
+                let v = (o.normalized - p).norm
+                if v.isFinite { d.append(v) }
+            }
         }
         guard d.count >= 5 else { return nil }
         d.sort()
@@ -198,7 +243,7 @@ public final class VIOEstimator {
         }
         lastGood = state.imu
         let gyro = (buffer.last?.gyro_B ?? .zero) - state.imu.gyroBias_B
-        let tried = diag.msckfAccepted + diag.msckfRejected + diag.msckfFailed
+        let tried = diag.msckfAccepted + diag.msckfRejected
         let tracking: TrackingState
         if state.positionStd > configuration.normalPositionStd {
             tracking = .limited(relocalizing ? .relocalizing : .initializing)
@@ -239,6 +284,8 @@ public struct EstimatorDiagnostics: Equatable, Sendable {
     public var disparityPx: Double?
     /// The static initialiser succeeded on this frame.
     public var initialized = false
+    /// The initialisation on this frame was the dynamic (in-motion) one.
+    public var dynamicInitialization = false
     /// A zero-velocity update was applied (no clone was added).
     public var zeroVelocityUpdate = false
     /// MSCKF features accepted, rejected by the χ² gate, and not triangulable.

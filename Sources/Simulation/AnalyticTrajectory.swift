@@ -21,13 +21,16 @@ public struct AnalyticTrajectory: Trajectory {
         case handheld(WalkArea)
         case orbit(OrbitTarget)
     }
+    /// Which motion, with its scene parameters.
     public let kind: Kind
+    /// Timing options (rest, ramps, segments).
     public let options: TrajectoryOptions
     /// Rotation from the look frame L to the body frame B (constant).
     public let R_B_L: SO3
     /// Translation and rotation progress profiles.
     public let positionProfile: MotionProfile, rotationProfile: MotionProfile
 
+    /// `"handheld"` or `"orbit"`.
     public var name: String {
         switch kind {
         case .handheld: return "handheld"
@@ -73,6 +76,7 @@ public struct AnalyticTrajectory: Trajectory {
         }
     }
 
+    /// The exact state at `t` seconds (see the type's description for the construction).
     public func state(at t: Double) -> TrajectoryState {
         let tp = positionProfile.progress(at: t), tr = rotationProfile.progress(at: t)
         var x: Jet, y: Jet, z: Jet, yaw: Jet, pitch: Jet, roll: Jet

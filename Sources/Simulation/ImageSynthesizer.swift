@@ -22,7 +22,7 @@ public struct ImageEffects: Equatable, Sendable {
         self.exposureTime = exposureTime; self.blurSamples = blurSamples
     }
     /// No noise, no exposure change, no blur: the exact rendering, quantised.
-    public static let none = ImageEffects(noiseSigma: 0, exposureVariation: false, motionBlur: false)
+    public static let perfect = ImageEffects(noiseSigma: 0, exposureVariation: false, motionBlur: false)
 
     /// The exposure gain at trajectory time `t` seconds.
     public func gain(at t: Double) -> Double {
@@ -34,8 +34,11 @@ public struct ImageEffects: Equatable, Sendable {
 /// Turns a trajectory and a scene into camera images: render (optionally several sub-frames for motion
 /// blur), apply exposure gain and read noise, quantise to 8 bits. Deterministic for a seed.
 public struct ImageSynthesizer: Sendable {
+    /// The renderer (scene + textures).
     public let renderer: SceneRenderer
+    /// Camera-side effects.
     public let effects: ImageEffects
+    /// Seed of the image noise.
     public let seed: UInt64
 
     public init(renderer: SceneRenderer, effects: ImageEffects = ImageEffects(), seed: UInt64) {

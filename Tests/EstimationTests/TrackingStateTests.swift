@@ -51,11 +51,14 @@ import TestSupport
         #expect(states.last == .normal)
     }
 
-    @Test func noRestMeansNoInitialisation() {
+    @Test func noRestMeansNoStaticInitialisation() {
         let traj = EstimationTrajectory(restDuration: 0, rampDuration: 0.5)
         let imu = traj.imuSamples(duration: 3, rateHz: 200, noise: .euroc, seed: 2)
         let frames = Self.scene.frames(trajectory: traj, duration: 3, seed: 4)
-        let vio = estimator()
+        var config = EstimatorConfiguration()
+        config.dynamicInitialization = false
+        let vio = VIOEstimator(configuration: config, cameras: [Self.scene.camera],
+                               imu: ImuCalibration(noise: .euroc, rateHz: 200))
         var k = 0
         for f in frames {
             while k < imu.count, imu[k].t_ns <= f.t_ns { vio.addImu(imu[k]); k += 1 }
@@ -107,5 +110,35 @@ import TestSupport
         #expect(states.last == .normal, "\(states.suffix(20).map(\.description))")
         let firstReloc = states.firstIndex(of: .limited(.relocalizing))!
         #expect(firstReloc > 40 && firstReloc < 60)
+    }
+}
+
+extension TrackingStateTests {
+    /// Bad input (NaN coordinates, unknown cameras, negative or NaN disparity, out-of-order frames)
+    /// must never crash or put NaN into the outputs.
+    @Test func badInputNeverProducesNaN() {
+        let traj = EstimationTrajectory(restDuration: 1.5, rampDuration: 0.5)
+        let imu = traj.imuSamples(duration: 4, rateHz: 200, noise: .euroc, seed: 8)
+        let frames = Self.scene.frames(trajectory: traj, duration: 4, seed: 9)
+        let vio = estimator()
+        var k = 0
+        var normal = 0
+        for (i, f) in frames.enumerated() {
+            while k < imu.count, imu[k].t_ns <= f.t_ns { vio.addImu(imu[k]); k += 1 }
+            var ff = frame(f)
+            if i % 3 == 0, !ff.observations.isEmpty { ff.observations[0].normalized = Vec2(.nan, 0.1) }
+            if i % 4 == 0 { ff.observations.append(FeatureObservation(id: -5, camera: 7, normalized: Vec2(0.1, 0.1))) }
+            if i % 5 == 0 { ff.observations.append(FeatureObservation(id: -6, camera: 0, normalized: Vec2(.infinity, 0))) }
+            ff.imageDisparityPx = i % 7 == 0 ? .nan : (i % 11 == 0 ? -3 : nil)
+            let out = vio.addFrame(ff)
+            #expect(out.T_W_B.translation.isFinite && out.v_W.isFinite && out.gyroBias_B.isFinite
+                && out.accelBias_B.isFinite && out.T_W_C.translation.isFinite && !out.positionStd_m.isNaN)
+            #expect(out.landmarks.allSatisfy { $0.p_W.isFinite })
+            if out.trackingState == .normal { normal += 1 }
+            // An out-of-order frame returns the previous answer.
+            if i == 50 { #expect(vio.addFrame(frame(frames[10])) == out) }
+        }
+        // The good observations still carry the tracking.
+        #expect(normal > 40)
     }
 }

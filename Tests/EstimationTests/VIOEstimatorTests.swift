@@ -6,9 +6,13 @@ import TestSupport
 @testable import Estimation
 
 @Suite struct VIOEstimatorTests {
+    /// About 130 features per frame (a typical frontend budget).
     static let scene = EstimationScene()
+    /// About 65 features per frame: cheaper for the debug-build tests that check one behaviour each.
+    static let sparse = EstimationScene(density: 1.5)
 
     func makeEstimator(_ config: EstimatorConfiguration = EstimatorConfiguration(), stereo: Bool = false) -> VIOEstimator {
+        // Both scenes share the same rig.
         let cams = stereo ? [Self.scene.camera, Self.scene.rightCamera] : [Self.scene.camera]
         return VIOEstimator(configuration: config, cameras: cams, imu: ImuCalibration(noise: .euroc, rateHz: 200))
     }
@@ -69,7 +73,7 @@ import TestSupport
         let traj = EstimationTrajectory(restDuration: 1.5, rampDuration: 1)
         let duration = 10.0
         let imu = traj.imuSamples(duration: duration, rateHz: 200)
-        let frames = Self.scene.frames(trajectory: traj, duration: duration, seed: 5)
+        let frames = Self.sparse.frames(trajectory: traj, duration: duration, seed: 5)
         var config = EstimatorConfiguration()
         config.pixelNoiseStd = 0.2
         let run = EstimationRun(estimator: makeEstimator(config), trajectory: traj, imu: imu, frames: frames)
@@ -86,7 +90,7 @@ import TestSupport
         let duration = 7.0
         let imu = traj.imuSamples(duration: duration, rateHz: 200, gyroBias: Vec3(0.002, 0.001, -0.003),
                                   accelBias: Vec3(0.03, 0.02, -0.02), noise: .euroc, seed: 31)
-        let frames = Self.scene.frames(trajectory: traj, duration: duration, pixelNoise: 0.5, seed: 32)
+        let frames = Self.sparse.frames(trajectory: traj, duration: duration, pixelNoise: 0.5, seed: 32)
         func drift(_ zupt: Bool) -> (Double, Int) {
             var config = EstimatorConfiguration()
             config.zeroVelocityUpdates = zupt
@@ -110,8 +114,8 @@ import TestSupport
         let traj = EstimationTrajectory(restDuration: 1.5, rampDuration: 1)
         let duration = 10.0
         let imu = traj.imuSamples(duration: duration, rateHz: 200, noise: .euroc, seed: 41)
-        let clean = Self.scene.frames(trajectory: traj, duration: duration, pixelNoise: 0.5, seed: 42)
-        let dirty = Self.scene.frames(trajectory: traj, duration: duration, pixelNoise: 0.5, outlierRate: 0.05, seed: 42)
+        let clean = Self.sparse.frames(trajectory: traj, duration: duration, pixelNoise: 0.5, seed: 42)
+        let dirty = Self.sparse.frames(trajectory: traj, duration: duration, pixelNoise: 0.5, outlierRate: 0.05, seed: 42)
         var config = EstimatorConfiguration()
         config.pixelNoiseStd = 0.5
         let runClean = EstimationRun(estimator: makeEstimator(config), trajectory: traj, imu: imu, frames: clean)
@@ -141,11 +145,80 @@ import TestSupport
         let traj = EstimationTrajectory(restDuration: 1.5, rampDuration: 1)
         let duration = 8.0
         let imu = traj.imuSamples(duration: duration, rateHz: 200, noise: .euroc, seed: 51)
-        let frames = Self.scene.frames(trajectory: traj, duration: duration, pixelNoise: 0.5, stereo: true, seed: 52)
+        let frames = Self.sparse.frames(trajectory: traj, duration: duration, pixelNoise: 0.5, stereo: true, seed: 52)
         var config = EstimatorConfiguration()
         config.pixelNoiseStd = 0.5
         let run = EstimationRun(estimator: makeEstimator(config, stereo: true), trajectory: traj, imu: imu, frames: frames)
         print(summary("stereo", run))
         #expect(EstimationRun.rmse(run.alignedPositionErrors(run.initializedIndices)) < 0.02)
+    }
+}
+
+@Suite struct DynamicInitializationTests {
+    /// Starting in motion (no rest at all): the dynamic initialiser aligns 1 s of tracks with the IMU.
+    @Test func initialisesInMotionAndTracks() throws {
+        let scene = VIOEstimatorTests.sparse
+        let traj = EstimationTrajectory(restDuration: 0, rampDuration: 0.3)
+        let duration = 8.0
+        let imu = traj.imuSamples(duration: duration, rateHz: 200, accelBias: Vec3(0.02, -0.02, 0.01),
+                                  noise: .euroc, seed: 61)
+        let frames = scene.frames(trajectory: traj, duration: duration, pixelNoise: 0.5, seed: 62)
+        var config = EstimatorConfiguration()
+        config.pixelNoiseStd = 0.5
+        let vio = VIOEstimator(configuration: config, cameras: [scene.camera], imu: ImuCalibration(noise: .euroc, rateHz: 200))
+        let run = EstimationRun(estimator: vio, trajectory: traj, imu: imu, frames: frames)
+        let k0 = try #require(run.diagnostics.firstIndex { $0.initialized })
+        #expect(run.diagnostics[k0].dynamicInitialization)
+        // The window is 1.5 s (30 frames); it must succeed within 0.5 s after it is full.
+        #expect(k0 <= 40, "initialised at frame \(k0)")
+        let out = run.outputs[k0], truth = run.truths[k0]
+        let deg = 180 / Double.pi
+        let g = out.T_W_B.rotation.inverse.act(Vec3(0, 0, 1)), gT = truth.R_W_B.inverse.act(Vec3(0, 0, 1))
+        let tilt = acos(min(1, g.dot(gT))) * deg
+        // Velocity in the body frame is independent of the yaw gauge.
+        let vErr = (out.T_W_B.rotation.inverse.act(out.v_W) - truth.R_W_B.inverse.act(truth.v_W)).norm
+        print("dynamic init at frame \(k0): tilt error \(tilt)°, body velocity error \(vErr) m/s (speed \(truth.v_W.norm) m/s)")
+        // 0.5 px over a 1 s window with ~0.5 m of travel: about 1° and 5 cm/s are what the alignment gives.
+        #expect(tilt < 2)
+        #expect(vErr < 0.15)
+        let idx = Array(k0..<frames.count)
+        let rmse = EstimationRun.rmse(run.alignedPositionErrors(idx))
+        print("dynamic init: ATE \(rmse) m over \(idx.count) frames; states \(Set(idx.map { run.outputs[$0].trackingState.description }))")
+        #expect(rmse < 0.05)
+    }
+}
+
+extension DynamicInitializationTests {
+    /// A fault in motion (a broken accelerometer for 0.3 s) → reset → `limited(relocalizing)` → the
+    /// dynamic initialiser recovers while still moving, continuing from the last good position.
+    @Test func recoversFromDivergenceInMotion() throws {
+        let scene = VIOEstimatorTests.sparse
+        let traj = EstimationTrajectory(restDuration: 1.5, rampDuration: 0.5)
+        let duration = 9.0
+        var imu = traj.imuSamples(duration: duration, rateHz: 200, noise: .euroc, seed: 71)
+        for i in imu.indices where imu[i].t_ns > 4_000_000_000 && imu[i].t_ns <= 4_300_000_000 {
+            imu[i].accel_B += Vec3(60, 0, 0)
+        }
+        let frames = scene.frames(trajectory: traj, duration: duration, pixelNoise: 0.5, seed: 72)
+        var config = EstimatorConfiguration()
+        config.pixelNoiseStd = 0.5
+        let vio = VIOEstimator(configuration: config, cameras: [scene.camera], imu: ImuCalibration(noise: .euroc, rateHz: 200))
+        let run = EstimationRun(estimator: vio, trajectory: traj, imu: imu, frames: frames)
+        let states = run.outputs.map(\.trackingState)
+        let reset = try #require(run.diagnostics.firstIndex { $0.reset }, "the fault must be detected")
+        #expect(reset >= 80 && reset <= 90, "reset at frame \(reset)")
+        #expect(states[reset] == .limited(.relocalizing))
+        let again = try #require(run.diagnostics.indices.first { $0 > reset && run.diagnostics[$0].initialized })
+        #expect(run.diagnostics[again].dynamicInitialization)
+        // Recovery within the 1.5 s window plus 0.5 s.
+        #expect(again - reset <= 40, "re-initialised \(again - reset) frames after the reset")
+        #expect(states.suffix(40).allSatisfy { $0 == .normal })
+        // Position continuity: the jump at re-initialisation is the motion since the last good frame
+        // (≤ 2 s at ≤ 1.5 m/s) — no jump back to the origin.
+        let lastGood = try #require((0..<reset).last { states[$0] == .normal })
+        let jump = (run.outputs[again].T_W_B.translation - run.outputs[lastGood].T_W_B.translation).norm
+        print("divergence in motion: reset at frame \(reset), re-initialised at \(again), position jump \(jump) m")
+        #expect(jump < 3, "jump \(jump) m")
+        for o in run.outputs { #expect(o.T_W_B.translation.isFinite && o.v_W.isFinite) }
     }
 }
