@@ -187,7 +187,7 @@ func pixel(_ p_W: Vec3, _ T_W_C: SE3 = defaultPose) throws -> [Double] {
     @Test func oneSortedCompactJSONObjectPerLine() throws {
         let dir = try TempDir()
         let path = dir.path("s.jsonl")
-        FileManager.default.createFile(atPath: path, contents: nil)
+        #expect(FileManager.default.createFile(atPath: path, contents: nil))
         let h = try #require(FileHandle(forWritingAtPath: path))
         let w = StreamWriter(handle: h)
         let records = try streamRoom(consumers: [CursorConsumer()], frames: 5)
