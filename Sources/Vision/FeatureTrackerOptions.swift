@@ -49,7 +49,7 @@ public struct FeatureTrackerOptions: Equatable, Sendable {
     /// KLT coarsest pyramid level (0 = no pyramid).
     public var kltLevels: Int = 3
     /// KLT iterations per level at most.
-    public var kltMaxIterations: Int = 20
+    public var kltMaxIterations: Int = 10
     /// KLT convergence bound, pixels.
     public var kltEpsilon: Double = 0.03
     /// KLT rejects a point whose window's gradient matrix has a smaller eigenvalue (OpenCV's
