@@ -52,8 +52,8 @@ struct FeaturesCommand: ParsableCommand {
     @Flag(name: .customLong("no-gyro"), help: "Do not predict feature motion from the gyroscope.")
     var noGyro = false
 
-    @Option(help: "Contrast normalisation: none, clahe, equalize, or auto (equalize with --stereo, else none).")
-    var contrast: String = "auto"
+    @Option(help: "Contrast normalisation: none, clahe or equalize.")
+    var contrast: String = "none"
 
     @Option(help: "Write every frame with its tracks drawn as PNG into this (new or empty) folder.")
     var draw: String?
@@ -65,8 +65,8 @@ struct FeaturesCommand: ParsableCommand {
             throw ValidationError("--seconds must be a positive number of seconds (got \(seconds))")
         }
         if budget < 1 { throw ValidationError("--budget must be >= 1 (got \(budget))") }
-        if !["auto", "none", "clahe", "equalize"].contains(contrast) {
-            throw ValidationError("--contrast must be auto, none, clahe or equalize (got \(contrast))")
+        if !["none", "clahe", "equalize"].contains(contrast) {
+            throw ValidationError("--contrast must be none, clahe or equalize (got \(contrast))")
         }
     }
 
@@ -84,7 +84,6 @@ struct FeaturesCommand: ParsableCommand {
         switch contrast {
         case "clahe": options.contrast = .clahe(clipLimit: 2)
         case "equalize": options.contrast = .equalizeHistogram
-        case "auto": options.contrast = stereo ? .equalizeHistogram : .none
         default: options.contrast = .none
         }
         let tracker: FeatureTracker
