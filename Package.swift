@@ -51,14 +51,18 @@ let package = Package(
         .target(name: "World", dependencies: ["Geometry", "LinearAlgebra", "Sensors", "Estimation", "Vision"], swiftSettings: swift5),
         .target(name: "Consumers", dependencies: ["World", "Imaging", "Sensors", "Geometry"], swiftSettings: swift5),
         .target(name: "Evaluation", dependencies: ["Geometry", "LinearAlgebra", "Sensors", "Imaging"], swiftSettings: swift5),
-        .target(name: "Simulation", dependencies: ["Geometry", "Sensors", "Imaging"], swiftSettings: swift5),
+        .target(name: "Simulation", dependencies: ["Geometry", "Sensors", "Imaging"], exclude: ["README.md"], swiftSettings: swift5),
+
+        .target(name: "Pipeline",
+                dependencies: ["Geometry", "Imaging", "Sensors", "Vision", "Estimation", "World", "Consumers", "Simulation"],
+                swiftSettings: swift5),
 
         // MARK: Command line
         .target(
             name: "WorldTrackCLI",
             dependencies: [
                 "Geometry", "LinearAlgebra", "Imaging", "Sensors", "Vision", "Estimation",
-                "World", "Consumers", "Evaluation", "Simulation",
+                "World", "Consumers", "Evaluation", "Simulation", "Pipeline",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -67,7 +71,8 @@ let package = Package(
         .executableTarget(name: "worldtrack", dependencies: ["WorldTrackCLI"], swiftSettings: swift5),
         .executableTarget(
             name: "WorldTrackBench",
-            dependencies: ["WorldTrackCLI", "Simulation", "Vision", "Estimation", "Sensors", "Imaging"],
+            dependencies: ["WorldTrackCLI", "Pipeline", "Simulation", "Vision", "Estimation", "Sensors", "Imaging",
+                           .product(name: "ArgumentParser", package: "swift-argument-parser")],
             path: "Benchmarks/WorldTrackBench",
             swiftSettings: swift5
         ),
@@ -84,6 +89,7 @@ let package = Package(
         .testTarget(name: "EstimationTests", dependencies: ["Estimation", "Sensors", "Geometry", "TestSupport"], swiftSettings: swift5),
         .testTarget(name: "EvaluationTests", dependencies: ["Evaluation", "Geometry", "Sensors"], swiftSettings: swift5),
         .testTarget(name: "WorldTests", dependencies: ["World", "Consumers", "Geometry", "Sensors", "Estimation", "Imaging"], swiftSettings: swift5),
+        .testTarget(name: "PipelineTests", dependencies: ["Pipeline", "Evaluation", "Simulation", "Sensors", "TestSupport"], swiftSettings: swift5),
         .testTarget(name: "WorldTrackCLITests", dependencies: ["WorldTrackCLI", "TestSupport"], swiftSettings: swift5),
     ],
     cxxLanguageStandard: .cxx17

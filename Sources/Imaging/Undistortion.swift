@@ -19,9 +19,11 @@ public enum Undistortion {
     ///   - maxIterations: fixed-point iterations at most (OpenCV's default of 5 is not enough for
     ///     1e-6 accuracy near the image corners of wide lenses).
     ///   - epsilon: stop when the re-distorted point is this close to the input (normalised units).
-    /// - Returns: undistorted normalised coordinates, one per input pixel.
+    /// - Returns: undistorted normalised coordinates, one per input pixel; `nil` where the
+    ///   inversion failed (its re-projection misses the pixel by more than 1e-3 px, e.g. far
+    ///   outside the calibrated field of view).
     public static func radialTangential(_ pixels: [SIMD2<Double>], intrinsics: Intrinsics, coefficients: [Double],
-                                        maxIterations: Int = 100, epsilon: Double = 1e-14) throws -> [SIMD2<Double>] {
+                                        maxIterations: Int = 100, epsilon: Double = 1e-14) throws -> [SIMD2<Double>?] {
         guard [4, 5, 8].contains(coefficients.count) else {
             throw ImagingError.invalidArgument(message: "radial-tangential needs 4, 5 or 8 coefficients, got \(coefficients.count)")
         }
@@ -35,9 +37,11 @@ public enum Undistortion {
     /// incidence angle θ: θ_d = θ (1 + k1 θ² + k2 θ⁴ + k3 θ⁶ + k4 θ⁸).
     /// - Parameters:
     ///   - coefficients: `k1, k2, k3, k4`.
-    /// - Returns: undistorted normalised coordinates, one per input pixel.
+    /// - Returns: undistorted normalised coordinates, one per input pixel; `nil` where the
+    ///   inversion failed (incidence angle of 90 degrees or more, which has no normalised
+    ///   coordinates, or no convergence to 1e-3 px).
     public static func equidistant(_ pixels: [SIMD2<Double>], intrinsics: Intrinsics, coefficients: [Double],
-                                   maxIterations: Int = 20, epsilon: Double = 1e-14) throws -> [SIMD2<Double>] {
+                                   maxIterations: Int = 20, epsilon: Double = 1e-14) throws -> [SIMD2<Double>?] {
         guard coefficients.count == 4 else {
             throw ImagingError.invalidArgument(message: "equidistant needs 4 coefficients, got \(coefficients.count)")
         }
@@ -49,7 +53,7 @@ public enum Undistortion {
     private static func run(
         _ pixels: [SIMD2<Double>], _ intrinsics: Intrinsics,
         _ call: (UnsafePointer<Double>?, Int32, UnsafePointer<wt_intrinsics>, UnsafeMutablePointer<Double>?) -> wt_status
-    ) throws -> [SIMD2<Double>] {
+    ) throws -> [SIMD2<Double>?] {
         let count = try checkCount(pixels.count, "undistortion points")
         if pixels.isEmpty { return [] }
         let flat = pixels.flatMap { [$0.x, $0.y] }
@@ -59,6 +63,9 @@ public enum Undistortion {
             out.withUnsafeMutableBufferPointer { dst in call(src.baseAddress, count, &k, dst.baseAddress) }
         }
         try checkStatus(status)
-        return (0..<pixels.count).map { SIMD2(out[2 * $0], out[2 * $0 + 1]) }
+        return (0..<pixels.count).map {
+            let p = SIMD2(out[2 * $0], out[2 * $0 + 1])
+            return p.x.isFinite && p.y.isFinite ? p : nil
+        }
     }
 }

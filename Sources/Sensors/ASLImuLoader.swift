@@ -20,20 +20,20 @@ enum ASLImuLoader {
                 log.fatal(yamlPath, "\(error)")
             }
         }
-        guard ASLFiles.requireFile(csvPath, log: &log), let rows = ASLFiles.readRows(csvPath, log: &log) else { return nil }
+        guard ASLFiles.requireFile(csvPath, log: &log) else { return nil }
 
         var samples: [ImuSample] = []
-        samples.reserveCapacity(rows.count)
         var lines: [Int] = []
-        lines.reserveCapacity(rows.count)
+        var rowCount = 0
         var previous: (t: TimestampNs, line: Int)?
-        for row in rows {
+        let readable = CSVReader.forEachRow(path: csvPath) { row in
+            rowCount += 1
             guard row.fields.count == 7 else {
                 log.capped("malformed rows", DatasetProblem(.fatal, file: csvPath, line: row.line,
                     message: "malformed row: expected 7 columns (timestamp [ns], gyro x y z [rad/s], accel x y z [m/s²]), got \(row.fields.count)"))
-                continue
+                return
             }
-            guard let t = ASLFiles.timestamp(row.fields[0], file: csvPath, line: row.line, log: &log) else { continue }
+            guard let t = ASLFiles.timestamp(row.fields[0], file: csvPath, line: row.line, log: &log) else { return }
             var v = [Double](repeating: 0, count: 6)
             var ok = true
             for k in 0..<6 {
@@ -54,11 +54,15 @@ enum ASLImuLoader {
             }
             ASLFiles.checkIncreasing(t, line: row.line, previous: previous, file: csvPath, log: &log)
             previous = (t, row.line)
-            guard ok else { continue }
+            guard ok else { return }
             samples.append(ImuSample(t_ns: t, gyro_B: Vec3(v[0], v[1], v[2]), accel_B: Vec3(v[3], v[4], v[5])))
             lines.append(row.line)
         }
-        if rows.isEmpty { log.fatal(csvPath, "empty listing: no IMU samples") }
+        guard readable else {
+            log.fatal(csvPath, "cannot read the file")
+            return nil
+        }
+        if rowCount == 0 { log.fatal(csvPath, "empty listing: no IMU samples") }
 
         let medianPeriod = RateEstimate.medianPeriodNs(samples.map(\.t_ns))
         if let medianPeriod, medianPeriod > 0 {

@@ -13,16 +13,29 @@ struct CSVRow {
 enum CSVReader {
     /// The data rows of the file at `path`, or `nil` when the file cannot be read.
     static func rows(path: String) -> [CSVRow]? {
-        guard let data = FileManager.default.contents(atPath: path) else { return nil }
-        return rows(bytes: [UInt8](data))
+        var rows: [CSVRow] = []
+        guard forEachRow(path: path, { rows.append($0) }) else { return nil }
+        return rows
+    }
+
+    /// Calls `body` with each data row of the file at `path`, without keeping the rows (so a large
+    /// file costs its bytes plus one row); `false` when the file cannot be read.
+    @discardableResult
+    static func forEachRow(path: String, _ body: (CSVRow) -> Void) -> Bool {
+        guard let data = FileManager.default.contents(atPath: path) else { return false }
+        forEachRow(bytes: [UInt8](data), body)
+        return true
     }
 
     /// The data rows of `text`.
-    static func rows(text: String) -> [CSVRow] { rows(bytes: Array(text.utf8)) }
+    static func rows(text: String) -> [CSVRow] {
+        var rows: [CSVRow] = []
+        forEachRow(bytes: Array(text.utf8)) { rows.append($0) }
+        return rows
+    }
 
-    /// The data rows of UTF-8 `bytes`.
-    static func rows(bytes: [UInt8]) -> [CSVRow] {
-        var result: [CSVRow] = []
+    /// Calls `body` with each data row of UTF-8 `bytes`.
+    static func forEachRow(bytes: [UInt8], _ body: (CSVRow) -> Void) {
         var lineNumber = 0
         var start = 0
         let n = bytes.count
@@ -30,12 +43,11 @@ enum CSVReader {
             var end = start
             while end < n, bytes[end] != 10, bytes[end] != 13 { end += 1 }
             lineNumber += 1
-            if let row = parseLine(bytes, start, end, lineNumber) { result.append(row) }
+            if let row = parseLine(bytes, start, end, lineNumber) { body(row) }
             if end >= n { break }
             // "\r\n" is one line end.
             start = (bytes[end] == 13 && end + 1 < n && bytes[end + 1] == 10) ? end + 2 : end + 1
         }
-        return result
     }
 
     private static func isBlank(_ b: UInt8) -> Bool { b == 32 || b == 9 }

@@ -69,11 +69,12 @@ public struct DatasetError: Error, LocalizedError, Equatable, Sendable, CustomSt
     public var errorDescription: String? { description }
 }
 
-/// Collects problems while a loader runs, capping repeats of one kind per file so a broken
-/// 30 000-row file gives a readable list.
+/// Collects problems while a loader runs, capping repeats of one kind per file (or folder) so a
+/// broken 30 000-row file gives a readable list.
 struct ProblemLog {
     private(set) var problems: [DatasetProblem] = []
-    private var counts: [String: (count: Int, severity: DatasetProblem.Severity)] = [:]
+    /// Per capped group and kind: how many were seen, their severity, and the index of the last listed one.
+    private var counts: [String: (count: Int, severity: DatasetProblem.Severity, lastIndex: Int)] = [:]
     /// At most this many problems of one kind for one file are listed; the rest are counted.
     let maxPerKind = 5
 
@@ -93,18 +94,25 @@ struct ProblemLog {
     /// problem's file; a folder for per-image problems) are listed already.
     mutating func capped(_ kind: String, group: String? = nil, _ problem: DatasetProblem) {
         let key = (group ?? problem.file) + "\u{0}" + kind
-        let n = counts[key]?.count ?? 0
-        counts[key] = (n + 1, problem.severity)
-        if n < maxPerKind { add(problem) }
+        let previous = counts[key]
+        let n = previous?.count ?? 0
+        if n < maxPerKind {
+            add(problem)
+            counts[key] = (n + 1, problem.severity, problems.count - 1)
+        } else if let previous {
+            counts[key] = (n + 1, previous.severity, previous.lastIndex)
+        }
     }
 
-    /// Adds a summary line for each capped kind that had more problems than were listed.
+    /// Puts a summary line right after the listed problems of each capped kind that had more.
     mutating func summariseCapped() {
-        for (key, value) in counts.sorted(by: { $0.key < $1.key }) where value.count > maxPerKind {
+        let over = counts.filter { $0.value.count > maxPerKind }.sorted { $0.value.lastIndex > $1.value.lastIndex }
+        for (key, value) in over {
             let parts = key.split(separator: "\u{0}", maxSplits: 1).map(String.init)
             let kind = parts.count > 1 ? parts[1] : "problems"
-            add(DatasetProblem(value.severity, file: parts[0],
-                               message: "\(value.count) \(kind) in all; the first \(maxPerKind) are listed"))
+            problems.insert(DatasetProblem(value.severity, file: parts[0],
+                                           message: "\(value.count) \(kind) in all; the first \(maxPerKind) are listed"),
+                            at: value.lastIndex + 1)
         }
         counts.removeAll()
     }

@@ -17,6 +17,25 @@ public struct ImuStream: Equatable, Sendable {
         self.estimatedRateHz = estimatedRateHz ?? RateEstimate.medianRateHz(samples.map(\.t_ns))
     }
 
+    /// The samples with `from_ns <= t_ns <= to_ns`, found by binary search (O(log n)).
+    public func samples(from from_ns: TimestampNs, to to_ns: TimestampNs) -> ArraySlice<ImuSample> {
+        guard from_ns <= to_ns else { return samples[samples.endIndex...] }
+        let lower = firstIndex(atOrAfter: from_ns)
+        var upper = firstIndex(atOrAfter: to_ns)
+        if upper < samples.endIndex, samples[upper].t_ns == to_ns { upper += 1 }
+        return samples[lower..<upper]
+    }
+
+    /// Index of the first sample at or after `t_ns` (`samples.endIndex` when none).
+    public func firstIndex(atOrAfter t_ns: TimestampNs) -> Int {
+        var lo = 0, hi = samples.count
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if samples[mid].t_ns < t_ns { lo = mid + 1 } else { hi = mid }
+        }
+        return lo
+    }
+
     /// Time of the first sample, nanoseconds.
     public var firstT_ns: TimestampNs? { samples.first?.t_ns }
     /// Time of the last sample, nanoseconds.

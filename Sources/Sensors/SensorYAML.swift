@@ -23,7 +23,8 @@ public enum SensorYAML {
 
     /// A camera calibration from `sensor.yaml` text; `file` names the source in errors.
     ///
-    /// Supports `camera_model: pinhole` with `distortion_model` `radial-tangential` (alias `radtan`,
+    /// `resolution` is `[width, height]` (or a mapping with `width` and `height`). Supports
+    /// `camera_model: pinhole` with `distortion_model` `radial-tangential` (alias `radtan`,
     /// `plumb_bob`; 4 coefficients k1 k2 p1 p2, or 5 with k3 = 0), `equidistant` (alias `equi`,
     /// `fisheye`, `kannala_brandt`; 4 coefficients k1…k4) or `none`.
     public static func parseCamera(yaml: String, file: String, name: String) throws -> CameraCalibration {
@@ -38,7 +39,12 @@ public enum SensorYAML {
         guard intrinsics[0] > 0, intrinsics[1] > 0 else {
             throw doc.error(at: root["intrinsics"], "intrinsics fx, fy must be positive, got \(intrinsics[0]), \(intrinsics[1])")
         }
-        let resolution = try doc.numbers("resolution", count: 2)
+        let resolution: [Double]
+        if let res = root["resolution"], res.mapping != nil, let w = res["width"], let h = res["height"] {
+            resolution = [try doc.number(w, "resolution.width"), try doc.number(h, "resolution.height")]
+        } else {
+            resolution = try doc.numbers("resolution", count: 2)
+        }
         guard let width = Int(exactly: resolution[0]), let height = Int(exactly: resolution[1]), width > 0, height > 0 else {
             throw doc.error(at: root["resolution"], "resolution must be two positive integers [width, height], got \(resolution)")
         }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Sensors
 
 /// Errors the command line reports to the user. Each carries a message and an exit code:
 /// 2 for bad input (the user's data or arguments), 1 for a failure of the run.
@@ -22,5 +23,15 @@ public enum CLIError: Error, CustomStringConvertible {
         case .badInput: return 2
         case .failure, .notImplemented: return 1
         }
+    }
+}
+
+extension CLIError {
+    /// The `CLIError` for an error thrown by a library module, when it is one the user caused:
+    /// a `DatasetError` (unusable dataset) becomes `.badInput`. `nil` for any other error.
+    public static func from(_ error: any Error) -> CLIError? {
+        if let error = error as? CLIError { return error }
+        if let error = error as? DatasetError { return .badInput(error.description) }
+        return nil
     }
 }

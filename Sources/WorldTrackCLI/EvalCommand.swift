@@ -1,10 +1,108 @@
 import ArgumentParser
+import Evaluation
+import Foundation
+import Sensors
 
-/// `worldtrack eval`: Evaluate an estimated trajectory against ground truth (ATE, RPE).
+/// `worldtrack eval`: evaluate an estimated trajectory against ground truth (ATE, RPE, scale, completeness).
 struct EvalCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "eval", abstract: "Evaluate an estimated trajectory against ground truth (ATE, RPE).")
+    static let configuration = CommandConfiguration(
+        commandName: "eval",
+        abstract: "Evaluate an estimated trajectory against ground truth (ATE, RPE).",
+        discussion: """
+        Inputs are detected by content: TUM (`t x y z qx qy qz qw`, seconds), ASL ground truth CSV \
+        (`t_ns, p, q wxyz, …`), or WorldTrack's JSON-Lines stream (frames' body pose; frames whose \
+        tracking state is notAvailable or limited are skipped). --groundtruth also takes a dataset \
+        folder (DATASET/mav0/state_groundtruth_estimate0/data.csv).
+
+        Each estimate is paired with ground truth within --max-dt (interpolated when ground truth is \
+        denser), the estimate is aligned (posyaw: translation + yaw, the VIO standard; se3; sim3; none), \
+        then: ATE (position RMSE/mean/median/max, rotation RMSE), RPE over sub-trajectories of given \
+        travelled distance (default 10–50 % of the path, as rpg_trajectory_evaluation), the Sim(3) scale \
+        error |1−s|·100 and completeness (share of the ground-truth time span covered by the estimate \
+        without gaps longer than 3× its median frame interval).
+
+        Examples:
+          worldtrack eval --estimate est.tum --groundtruth euroc/V1_01_easy
+          worldtrack eval --estimate run.jsonl --groundtruth gt.csv --align se3
+          worldtrack eval --estimate est.tum --groundtruth gt.tum --segments 8,16,24m
+          worldtrack eval --estimate est.tum --groundtruth gt.tum --align sim3 --json
+          worldtrack eval --estimate est.tum --groundtruth gt.tum --plot /tmp/plots
+          worldtrack eval --estimate est.tum --groundtruth gt.tum --align-first 100
+        """
+    )
+
+    @Option(name: .long, help: "Estimated trajectory: TUM file, ASL CSV or WorldTrack JSON-Lines stream.")
+    var estimate: String
+
+    @Option(name: .long, help: "Ground truth: TUM file, ASL CSV, or an ASL dataset folder.")
+    var groundtruth: String
+
+    @Option(name: .long, help: "Alignment: posyaw (4-DoF), se3, sim3 or none.")
+    var align: AlignmentMethod = .posyaw
+
+    @Option(name: .customLong("align-first"), help: "Align on the first N associated poses only.")
+    var alignFirst: Int?
+
+    @Option(name: .customLong("max-dt"), help: "Largest time difference between an estimate and its ground truth, seconds.")
+    var maxDt: Double = 0.01
+
+    @Option(name: .long, help: "Ground-truth matching: interpolate (slerp/lerp when ground truth is denser) or nearest (as evo).")
+    var association: AssociationMode = .interpolate
+
+    @Option(name: .long, help: "RPE sub-trajectory lengths: percent of the path (10%,20%,30%,40%,50%) or metres (8,16,24m).")
+    var segments: String = "10%,20%,30%,40%,50%"
+
+    @Flag(name: .customLong("include-limited"), help: "Keep stream frames whose tracking state is limited.")
+    var includeLimited = false
+
+    @Flag(name: .long, help: "Print one JSON object instead of the table.")
+    var json = false
+
+    @Option(name: .long, help: "Write PNG plots (trajectory top and side views, error over time, RPE) to this folder.")
+    var plot: String?
 
     func run() throws {
-        throw CLIError.notImplemented("worldtrack eval")
+        let options = try makeOptions()
+        let est: LoadedTrajectory, gt: LoadedTrajectory
+        do {
+            est = try TrajectoryLoader.load(path: estimate, includeLimited: includeLimited)
+            gt = try TrajectoryLoader.load(path: groundtruth, includeLimited: includeLimited)
+        } catch let error as TrajectoryLoadError {
+            throw CLIError.badInput(error.description)
+        }
+        let report: EvaluationReport
+        do {
+            report = try Evaluator.evaluate(estimate: est.poses, groundTruth: gt.poses, options: options)
+        } catch let error as EvaluationError {
+            throw CLIError.badInput(error.description)
+        }
+        var warnings = est.warnings + gt.warnings
+        if est.skippedFrames > 0 {
+            warnings.append("\(est.path): skipped \(est.skippedFrames) frames with tracking state notAvailable\(includeLimited ? "" : " or limited")")
+        }
+        for w in warnings { FileHandle.standardError.write(Data("worldtrack: warning: \(w)\n".utf8)) }
+        if let plot {
+            do { try EvalPlots.write(report: report, to: plot) } catch {
+                throw CLIError.failure("writing plots to \(plot): \(error)")
+            }
+        }
+        if json {
+            print(try EvaluationSummary(report, warnings: warnings).jsonString())
+        } else {
+            print(EvalTable.render(report, estimatePath: est.path, groundTruthPath: gt.path))
+        }
+    }
+
+    func makeOptions() throws -> EvaluationOptions {
+        guard maxDt.isFinite, maxDt >= 0 else { throw CLIError.badInput("--max-dt must be a non-negative number of seconds, got \(maxDt)") }
+        if let n = alignFirst, n < 1 { throw CLIError.badInput("--align-first must be at least 1, got \(n)") }
+        guard let segmentLengths = SegmentLengths(parsing: segments) else {
+            throw CLIError.badInput("--segments '\(segments)': expected percentages like 10%,20%,30% or metres like 8,16,24m")
+        }
+        return EvaluationOptions(alignment: align, alignFirst: alignFirst, maxDt_ns: Time.nanoseconds(maxDt),
+                                 association: association, segments: segmentLengths)
     }
 }
+
+extension AlignmentMethod: ExpressibleByArgument {}
+extension AssociationMode: ExpressibleByArgument {}

@@ -37,12 +37,8 @@ struct InfoCommand: ParsableCommand {
     init() {}
 
     func run() throws {
-        let loaded: ASLDataset
-        do {
-            loaded = try ASLDataset(path: dataset, options: ASLLoadOptions(checkImageHeaders: !skipImageCheck))
-        } catch let error as DatasetError {
-            throw CLIError.badInput(error.description)
-        }
+        // A DatasetError (fatal problem) reaches main, which reports it and exits 2.
+        let loaded = try ASLDataset(path: dataset, options: ASLLoadOptions(checkImageHeaders: !skipImageCheck))
         let report = InfoReport(loaded)
         let output = json ? try report.json() : report.text()
         FileHandle.standardOutput.write(Data((output + "\n").utf8))

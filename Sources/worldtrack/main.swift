@@ -2,13 +2,15 @@ import ArgumentParser
 import Foundation
 import WorldTrackCLI
 
-// Errors of our own carry their exit code; ArgumentParser handles usage errors (exit 64) itself.
+// Errors of our own (and dataset errors) carry their exit code: 2 for bad input, 1 for a failed run.
+// ArgumentParser handles usage errors (exit 64), --help and --version itself.
 do {
     var command = try WorldTrackCommand.parseAsRoot()
     try command.run()
-} catch let error as CLIError {
-    FileHandle.standardError.write(Data("worldtrack: error: \(error.description)\n".utf8))
-    exit(error.exitCode)
 } catch {
+    if let cliError = CLIError.from(error) {
+        FileHandle.standardError.write(Data("worldtrack: error: \(cliError.description)\n".utf8))
+        exit(cliError.exitCode)
+    }
     WorldTrackCommand.exit(withError: error)
 }

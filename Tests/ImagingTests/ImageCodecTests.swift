@@ -100,6 +100,19 @@ import Testing
         } catch { Issue.record("unexpected error \(error)") }
     }
 
+    @Test func directoryAndEmptyFileThrow() throws {
+        let dir = try TestData.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        #expect(throws: ImagingError.fileIO(path: dir.path, message: "cannot read: Is a directory")) {
+            try ImageCodec.decodeGray(contentsOf: dir.path)
+        }
+        let empty = dir.appendingPathComponent("empty.png").path
+        #expect(FileManager.default.createFile(atPath: empty, contents: Data()))
+        #expect(throws: ImagingError.decode(path: empty, message: "empty image data")) {
+            try ImageCodec.decodeGray(contentsOf: empty)
+        }
+    }
+
     @Test func writeToUnwritablePathThrowsIOError() {
         #expect(throws: ImagingError.self) { try ImageCodec.writePNG(texture, to: "/nonexistent-dir/out.png") }
         #expect(throws: ImagingError.self) { try ImageCodec.encodePNG(GrayImage(width: 0, height: 0)) }

@@ -26,7 +26,10 @@ import Testing
         }
         let out = try Undistortion.radialTangential(pixels, intrinsics: k, coefficients: [k1, k2, p1, p2])
         #expect(out.count == pixels.count)
-        let worst = zip(out, Self.normalisedGrid).map { (($0 - $1) * ($0 - $1)).sum().squareRoot() }.max()!
+        let worst = try zip(out, Self.normalisedGrid).map { o, n in
+            let o = try #require(o)
+            return ((o - n) * (o - n)).sum().squareRoot()
+        }.max()!
         #expect(worst < Self.tolerance, "worst error \(worst)")
     }
 
@@ -50,11 +53,29 @@ import Testing
         }
         let out = try Undistortion.equidistant(pixels, intrinsics: k, coefficients: c)
         for (o, p) in zip(out, rays) {
+            let o = try #require(o)
             let truth = SIMD2(p.x / p.z, p.y / p.z)
             // Relative to the point's size: tan θ grows to ~1.7 at 60°.
             let error = ((o - truth) * (o - truth)).sum().squareRoot() / max(1, (truth * truth).sum().squareRoot())
             #expect(error < Self.tolerance, "ray \(p): got \(o), want \(truth)")
         }
+    }
+
+    @Test func failedInversionsAreNil() throws {
+        // Three focal lengths out, OpenCV's fixed-point iteration diverges for this strong
+        // barrel distortion (the true preimage radius is about 2.23; OpenCV returns 3.23):
+        // the wrong answer must come back as nil, not as a point.
+        let k = Undistortion.Intrinsics(fx: 460, fy: 460, cx: 376, cy: 240)
+        let radtan = try Undistortion.radialTangential([SIMD2(376 + 460 * 3, 240), SIMD2(376 + 460 * 0.3, 240)],
+                                                       intrinsics: k, coefficients: [-0.28, 0.07, 0, 0])
+        #expect(radtan[0] == nil)
+        #expect(radtan[1] != nil)
+        // Equidistant: a distorted angle of 2.5 rad needs an incidence angle beyond 90 degrees.
+        let fisheye = try Undistortion.equidistant([SIMD2(376 + 460 * 2.5, 240), SIMD2(376 + 460 * 1.0, 240)],
+                                                   intrinsics: k, coefficients: [0.0035, 0.0007, -0.002, 0.0002])
+        #expect(fisheye[0] == nil)
+        let valid = try #require(fisheye[1])
+        #expect(valid.x > 1.5 && abs(valid.y) < 1e-12) // tan(~1 rad) ≈ 1.55
     }
 
     @Test func rejectsBadArguments() {

@@ -1,5 +1,6 @@
 import Foundation
 import Geometry
+import Imaging
 import Testing
 @testable import Sensors
 import TestSupport
@@ -32,6 +33,18 @@ struct ASLDatasetTests {
         #expect(d.bodyYAMLPath == f.path("mav0/body.yaml"))
     }
 
+    @Test("Frames decode lazily to the pixels that were written; a broken file throws naming it")
+    func loadImage() throws {
+        let f = try DatasetFixture(frames: 3)
+        let d = try ASLDataset(path: f.root)
+        let image = try d.cameras[1].frames[2].loadImage()
+        // cam1 frame 2 was written with seed 2 + 1 (see DatasetFixture).
+        #expect(image == GrayImage(width: f.width, height: f.height, pixels: DatasetPNG.testPattern(width: f.width, height: f.height, seed: 3)))
+        try f.write("mav0/cam0/data/\(f.frameFileName(0))", bytes: Array(try f.readBytes("mav0/cam0/data/\(f.frameFileName(0))").prefix(40)))
+        let error = try #require(throws: (any Error).self) { try d.cameras[0].frames[0].loadImage() }
+        #expect("\(error)".contains(f.frameFileName(0)))
+    }
+
     @Test("Ground truth is optional")
     func noGroundTruth() throws {
         let f = try DatasetFixture(frames: 4, groundTruth: false)
@@ -60,6 +73,20 @@ struct ASLDatasetTests {
         let mono = Array(d.events(stereo: false)).filter { if case .imu = $0 { return false } else { return true } }
         #expect(mono.count == 10)
         #expect(mono.prefix(2) == [.frame(camera: 0, d.cameras[0].frames[0]), .frame(camera: 1, d.cameras[1].frames[0])])
+    }
+
+    @Test("IMU samples between two times, inclusive, by binary search")
+    func imuWindow() throws {
+        let f = try DatasetFixture(frames: 5)
+        let imu = try ASLDataset(path: f.root).imu
+        // Frames 1 and 2 are 50 ms apart: samples at both ends plus 9 between (200 Hz).
+        let window = imu.samples(from: f.frameTime(1), to: f.frameTime(2))
+        #expect(window.count == 11)
+        #expect(window.first?.t_ns == f.frameTime(1) && window.last?.t_ns == f.frameTime(2))
+        #expect(imu.samples(from: f.frameTime(1) + 1, to: f.frameTime(2) - 1).count == 9)
+        #expect(imu.samples(from: 0, to: 10).isEmpty)
+        #expect(imu.samples(from: f.frameTime(2), to: f.frameTime(1)).isEmpty)
+        #expect(imu.firstIndex(atOrAfter: .max) == imu.samples.count)
     }
 
     @Test("Stereo pairing leaves unmatched frames single")
@@ -91,5 +118,10 @@ struct ASLDatasetTests {
         #expect(d.groundTruth?.rows == 2895)
         #expect(abs((d.cameras[0].estimatedRateHz ?? 0) - 20) < 0.01)
         #expect(d.cameras[0].calibration.model.distortion.yamlName == "radial-tangential")
+        let image = try d.cameras[0].frames[0].loadImage()
+        #expect(image.width == 752 && image.height == 480)
+        // A real indoor image: not flat (the mean is neither black nor white).
+        let mean = Double(image.pixels.reduce(0) { $0 + Int($1) }) / Double(image.pixels.count)
+        #expect(mean > 20 && mean < 235)
     }
 }

@@ -33,6 +33,28 @@ struct SensorYAMLTests {
         #expect(cal.model.width == 512)
     }
 
+    @Test("Variants: flat T_BS list, resolution as a mapping, 5 radtan coefficients with k3 = 0, '---' after the header")
+    func variants() throws {
+        let yaml = """
+        %YAML:1.0
+        ---
+        T_BS: [1.0, 0.0, 0.0, 0.5,  0.0, 1.0, 0.0, 0.0,  0.0, 0.0, 1.0, 0.0,  0.0, 0.0, 0.0, 1.0]
+        rate_hz: 30
+        resolution:
+          width: 1242
+          height: 375
+        camera_model: pinhole
+        intrinsics: [721.5377, 721.5377, 609.5593, 172.8540]
+        distortion_model: radtan
+        distortion_coefficients: [0.1, 0.2, 0.3, 0.4, 0.0]
+        """
+        let cal = try SensorYAML.parseCamera(yaml: yaml, file: "kitti.yaml", name: "cam0")
+        #expect(cal.model.width == 1242 && cal.model.height == 375)
+        #expect(cal.model.distortion == .radialTangential(k1: 0.1, k2: 0.2, p1: 0.3, p2: 0.4))
+        #expect(cal.T_B_C.translation == Vec3(0.5, 0, 0))
+        #expect(cal.rateHz == 30)
+    }
+
     @Test("The real EuRoC cam0 sensor.yaml from ../shared/datasets")
     func realEurocCamera() throws {
         guard let root = SharedDatasets.path("euroc-v101-micro") else { return }

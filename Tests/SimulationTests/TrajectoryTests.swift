@@ -124,6 +124,9 @@ private func variants() throws -> [(String, AnalyticTrajectory)] {
     let horizontalAngle = acos(a2.dot(b2) / (a2.norm * b2.norm))
     // The yaw wobble is ≤ 0.12 rad; the camera–body offset adds a few cm, i.e. < 0.05 rad at 1.4 m.
     #expect(horizontalAngle < 0.2)
+    // The optical axis points down at the table (eye 0.7 m above it at 1.4 m: ≈ 27° down).
+    let downAngle = asin(-axis.z) * 180 / .pi
+    #expect(downAngle > 18 && downAngle < 36, "camera looks \(downAngle)° down")
     // Image "down" (camera +y) points down in the world.
     #expect(T_W_C.rotation.act(Vec3(0, 1, 0)).z < -0.8)
 }

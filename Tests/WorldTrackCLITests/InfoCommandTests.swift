@@ -14,7 +14,7 @@ struct InfoCommandTests {
         return try #require(object as? [String: Any], "stdout is not one JSON object: \(text)")
     }
 
-    @Test("Each bad input: fatal ones exit 2 with `worldtrack: error: FILE[:LINE]: …` on stderr; warnings exit 0 and are listed",
+    @Test("Each bad input: fatal ones exit 2 naming file and line on stderr; warnings exit 0 and are listed",
           arguments: DatasetBreakage.all)
     func badInput(_ c: DatasetBreakage) throws {
         let f = try DatasetFixture(frames: DatasetBreakage.fixtureFrames)
@@ -80,6 +80,19 @@ struct InfoCommandTests {
         let order = ["\"cameras\"", "\"dataset\"", "\"groundtruth\"", "\"imu\"", "\"problems\""]
             .compactMap { r.stdout.range(of: $0)?.lowerBound }
         #expect(order.count == 5 && order == order.sorted())
+    }
+
+    @Test("No ground truth: present false; --skip-image-check does not open the images")
+    func noGroundTruthAndSkip() throws {
+        let f = try DatasetFixture(frames: 4, groundTruth: false)
+        let json = try jsonObject(try worldtrack("info", f.root, "--json").stdout)
+        let gt = try #require(json["groundtruth"] as? [String: Any])
+        #expect(gt["present"] as? Bool == false)
+        #expect(gt["rows"] as? Int == 0)
+        #expect(try worldtrack("info", f.root).stdout.contains("Ground truth\n  none"))
+        try f.write("mav0/cam0/data/\(f.frameFileName(1))", "not a png")
+        #expect(try worldtrack("info", f.root).status == 2)
+        #expect(try worldtrack("info", f.root, "--skip-image-check").status == 0)
     }
 
     @Test("info --json on the real euroc-v101-micro: 95 frames per camera, 4 absent in cam1, IMU 200 Hz over 145.6 s")

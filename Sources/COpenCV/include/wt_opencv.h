@@ -166,13 +166,16 @@ typedef struct wt_intrinsics {
 
 /** Radial-tangential undistortion (cv::undistortPoints with an iteration criterion): pixels
  *  (2*count doubles) to undistorted normalised coordinates (2*count doubles). `coefficients` are
- *  OpenCV's (k1, k2, p1, p2[, k3[, k4, k5, k6]]), coefficient_count 4, 5 or 8. */
+ *  OpenCV's (k1, k2, p1, p2[, k3[, k4, k5, k6]]), coefficient_count 4, 5 or 8. Every result is
+ *  re-distorted and re-projected; a point that misses its input pixel by more than 1e-3 px (the
+ *  inversion diverged, e.g. beyond the model's valid field of view) is output as NaN, NaN. */
 wt_status wt_undistort_radtan(const double *pixels, int32_t count, const wt_intrinsics *intrinsics,
                               const double *coefficients, int32_t coefficient_count,
                               int32_t max_iterations, double epsilon, double *out_normalized);
 
 /** Equidistant (Kannala-Brandt, cv::fisheye) undistortion: pixels to undistorted normalised
- *  coordinates; coefficients k1...k4. */
+ *  coordinates; coefficients k1...k4. Failed points (incidence angle >= 90 degrees, or not
+ *  converged to 1e-3 px) are output as NaN, NaN, as for wt_undistort_radtan. */
 wt_status wt_undistort_equidistant(const double *pixels, int32_t count,
                                    const wt_intrinsics *intrinsics, const double coefficients[4],
                                    int32_t max_iterations, double epsilon, double *out_normalized);

@@ -1,0 +1,231 @@
+import Foundation
+import Geometry
+import Sensors
+import World
+
+/// One tap: a polyline of pixels to measure at a time.
+public struct MeasureTap: Equatable {
+    /// When to measure.
+    public var time: StreamTime
+    /// Polyline vertices, pixels.
+    public var pixels: [Vec2]
+    /// Optional label, echoed in the record.
+    public var label: String?
+
+    /// A tap.
+    public init(time: StreamTime, pixels: [Vec2], label: String? = nil) {
+        self.time = time; self.pixels = pixels; self.label = label
+    }
+
+    /// Reads a taps file: a JSON array of `{"t_ns": Int | "t_s": Double, "pixels": [[u, v], …], "label": String?}`.
+    /// `t_ns` is absolute (the dataset clock); `t_s` is seconds after the first frame.
+    public static func load(path: String) throws -> [MeasureTap] {
+        let data: Data
+        do { data = try Data(contentsOf: URL(fileURLWithPath: path)) } catch {
+            throw ConsumerError.badFile(path: path, reason: "cannot read (\(error.localizedDescription))")
+        }
+        let json: Any
+        do { json = try JSONSerialization.jsonObject(with: data) } catch {
+            throw ConsumerError.badFile(path: path, reason: "not valid JSON (\(error.localizedDescription))")
+        }
+        guard let list = json as? [Any] else { throw ConsumerError.badFile(path: path, reason: "expected a JSON array of taps") }
+        return try list.enumerated().map { i, item in
+            func bad(_ why: String) -> ConsumerError { .badFile(path: path, reason: "tap \(i): \(why)") }
+            guard let obj = item as? [String: Any] else { throw bad("expected an object") }
+            for k in obj.keys where !["t_ns", "t_s", "pixels", "label"].contains(k) { throw bad("unknown key '\(k)'") }
+            let time: StreamTime
+            if let ns = obj["t_ns"] {
+                guard obj["t_s"] == nil else { throw bad("give t_ns or t_s, not both") }
+                guard let n = ns as? NSNumber, let v = Int64(exactly: n.doubleValue) ?? Int64(n.stringValue), v >= 0 else {
+                    throw bad("t_ns must be a non-negative integer")
+                }
+                time = .absolute(v)
+            } else if let s = obj["t_s"] {
+                guard let n = s as? NSNumber, n.doubleValue.isFinite, n.doubleValue >= 0 else {
+                    throw bad("t_s must be a non-negative number")
+                }
+                time = .relativeSeconds(n.doubleValue)
+            } else {
+                throw bad("missing t_ns or t_s")
+            }
+            guard let px = obj["pixels"] as? [Any], px.count >= 2 else { throw bad("pixels must list at least 2 [u, v] points") }
+            let pixels: [Vec2] = try px.enumerated().map { j, p in
+                guard let uv = p as? [NSNumber], uv.count == 2, uv[0].doubleValue.isFinite, uv[1].doubleValue.isFinite else {
+                    throw bad("pixel \(j) must be [u, v]")
+                }
+                return Vec2(uv[0].doubleValue, uv[1].doubleValue)
+            }
+            var label: String?
+            if let l = obj["label"] {
+                guard let s = l as? String else { throw bad("label must be a string") }
+                label = s
+            }
+            return MeasureTap(time: time, pixels: pixels, label: label)
+        }
+    }
+}
+
+/// The `measurement` record: a measured polyline.
+public struct MeasurementRecord: StreamRecord, Equatable {
+    /// Record type: `measurement`.
+    public let type = "measurement"
+    /// Time of the frame measured on, ns.
+    public var t_ns: TimestampNs
+    /// `StreamSchema.version`.
+    public let schema = StreamSchema.version
+    /// The requested tap time, ns.
+    public var tap_t_ns: TimestampNs
+    /// The tap's label.
+    public var label: String?
+    /// `ok` or `failed`.
+    public var status: String
+    /// Why it failed.
+    public var reason: String?
+    /// One entry per tapped pixel (all, when status is ok).
+    public var points: [PointJSON]
+    /// Length of each polyline segment, metres.
+    public var segments: [Double]
+    /// Total length, metres.
+    public var total: Double?
+    /// 1-σ uncertainty of `total`, metres (model in docs/STREAM.md).
+    public var total_std: Double?
+    /// 1-σ uncertainty of each segment, metres.
+    public var segment_std: [Double]
+
+    /// A measured point.
+    public struct PointJSON: Encodable, Equatable {
+        /// Tapped pixel.
+        public var pixel: [Double]
+        /// World point, metres.
+        public var position: [Double]
+        /// Raycast target that produced it.
+        public var target: String
+        /// Plane hit, if any.
+        public var plane_id: String?
+        /// Distance from the camera, metres.
+        public var distance: Double
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case type, t_ns, schema, tap_t_ns, label, status, reason, points, segments, total, total_std, segment_std
+    }
+}
+
+/// `measure:taps=FILE[,pose_std=M][,pixel_std=PX]`: at the frame nearest each tap time, raycasts each tapped pixel
+/// (plane geometry first, then estimated plane, then infinite plane) and emits a `measurement` record.
+///
+/// Uncertainty model (per segment a→b of length L, rays d from the camera, surface hit at distance t with
+/// incidence cosine c = |n·d|, surface σ_s from the plane or local fit, pose σ_p, pixel σ_px, focal length f):
+/// - points on the same surface: the camera-to-surface distance H = t·c is uncertain by σ_H = √(σ_s² + σ_p²) and
+///   scales the whole polyline about the camera, so σ_common = L·σ_H/H (added linearly over segments on the
+///   same surface);
+/// - points on different surfaces: each end moves along its ray by √(σ_s² + σ_p²)/c, projected on the segment;
+/// - every end adds tap noise t·σ_px/(f·c), independent.
+/// σ_total² = (Σ common)² + Σ independent².
+public final class MeasureConsumer: FrameConsumer {
+    /// Spec name: `measure`.
+    public let name = "measure"
+    /// Frame conventions of the records' points.
+    public var convention: StreamConvention = .worldtrack
+    /// Camera pose uncertainty used in the model, metres.
+    public var poseStd_m: Double
+    /// Tap (pixel) uncertainty, pixels.
+    public var pixelStd: Double
+    /// Taps farther than this from every frame fail, ns.
+    public var maxTimeGap_ns: TimestampNs = 500_000_000
+    private let taps: [MeasureTap]
+    private var pending: [(t: TimestampNs, tap: MeasureTap)]?
+    private var previous: WorldFrame?
+
+    /// A consumer for the given taps.
+    public init(taps: [MeasureTap], poseStd_m: Double = 0.01, pixelStd: Double = 1.0) {
+        self.taps = taps; self.poseStd_m = poseStd_m; self.pixelStd = pixelStd
+    }
+
+    /// Builds from a spec (`taps` required; `pose_std`, `pixel_std` optional).
+    public convenience init(spec: ConsumerSpec) throws {
+        try spec.checkKeys(allowed: ["taps", "pose_std", "pixel_std"])
+        guard let path = try spec.single("taps") else { throw ConsumerError.missingKey(consumer: spec.name, key: "taps") }
+        self.init(taps: try MeasureTap.load(path: path), poseStd_m: try spec.nonNegativeDouble("pose_std") ?? 0.01,
+                  pixelStd: try spec.nonNegativeDouble("pixel_std") ?? 1.0)
+    }
+
+    /// See `FrameConsumer.consume(_:)`.
+    public func consume(_ frame: WorldFrame) throws -> [any StreamRecord] {
+        if pending == nil {
+            pending = taps.map { ($0.time.resolve(firstFrame: frame.t_ns), $0) }.sorted { $0.t < $1.t }
+        }
+        var out: [any StreamRecord] = []
+        while let next = pending?.first, next.t <= frame.t_ns {
+            pending?.removeFirst()
+            var use = frame
+            if let prev = previous, abs(prev.t_ns - next.t) < abs(frame.t_ns - next.t) { use = prev }
+            out.append(measure(next.tap, tapTime: next.t, on: use))
+        }
+        previous = frame
+        return out
+    }
+
+    /// See `FrameConsumer.finish()`.
+    public func finish() throws -> [any StreamRecord] {
+        guard let rest = pending else { return [] }
+        pending = []
+        return rest.map { item in
+            if let last = previous { return measure(item.tap, tapTime: item.t, on: last) }
+            return MeasurementRecord(t_ns: item.t, tap_t_ns: item.t, label: item.tap.label, status: "failed",
+                                     reason: "no frames", points: [], segments: [], segment_std: [])
+        }
+    }
+
+    /// Measures one tap on one frame.
+    public func measure(_ tap: MeasureTap, tapTime: TimestampNs, on frame: WorldFrame) -> MeasurementRecord {
+        var rec = MeasurementRecord(t_ns: frame.t_ns, tap_t_ns: tapTime, label: tap.label, status: "failed",
+                                    points: [], segments: [], segment_std: [])
+        guard abs(frame.t_ns - tapTime) <= maxTimeGap_ns else {
+            rec.reason = "no frame within \(Double(maxTimeGap_ns) * 1e-9) s of the tap"; return rec
+        }
+        guard frame.isTrackingNormal else { rec.reason = "tracking not normal (\(frame.trackingState))"; return rec }
+        var hits: [(RaycastResult, WorldRay)] = []
+        for (i, px) in tap.pixels.enumerated() {
+            guard let ray = frame.ray(pixel: px), let hit = frame.raycast(pixel: px) else {
+                rec.reason = "pixel \(i) (\(px.x), \(px.y)) hits no surface"; return rec
+            }
+            hits.append((hit, ray))
+            rec.points.append(.init(pixel: StreamJSON.array(px), position: StreamJSON.array(convention.point(hit.position_W)),
+                                    target: hit.target.rawValue, plane_id: hit.planeId, distance: hit.distance_m))
+        }
+        let f = frame.camera.model.intrinsics.fx
+        var commonBySurface: [String: Double] = [:]
+        var independentVar = 0.0
+        for k in 0..<(hits.count - 1) {
+            let (a, ra) = hits[k], (b, rb) = hits[k + 1]
+            let seg = b.position_W - a.position_W
+            let L = seg.norm
+            rec.segments.append(L)
+            let u = L > 0 ? seg / L : Vec3.zero
+            var common = 0.0, indep = 0.0
+            func pixelTerm(_ h: RaycastResult) -> Double { h.distance_m * pixelStd / (f * max(h.incidenceCosine, 0.1)) }
+            indep += pow(pixelTerm(a), 2) + pow(pixelTerm(b), 2)
+            let sameSurface = a.planeId != nil ? a.planeId == b.planeId : (a.target == .estimatedPlane && b.target == .estimatedPlane
+                && a.normal_W.dot(b.normal_W) > 0.98)
+            if sameSurface {
+                let sigmaH = (pow(max(a.surfaceStd_m, b.surfaceStd_m), 2) + poseStd_m * poseStd_m).squareRoot()
+                let H = (a.distance_m * a.incidenceCosine + b.distance_m * b.incidenceCosine) / 2
+                common = H > 0 ? L * sigmaH / H : 0
+                commonBySurface[a.planeId ?? "estimated-\(k)", default: 0] += common
+            } else {
+                for (h, r) in [(a, ra), (b, rb)] {
+                    let along = (h.surfaceStd_m * h.surfaceStd_m + poseStd_m * poseStd_m).squareRoot() / max(h.incidenceCosine, 0.1)
+                    indep += pow(abs(u.dot(r.direction_W)) * along, 2)
+                }
+            }
+            rec.segment_std.append((common * common + indep).squareRoot())
+            independentVar += indep
+        }
+        rec.total = rec.segments.reduce(0, +)
+        let common = commonBySurface.values.reduce(0, +)
+        rec.total_std = (common * common + independentVar).squareRoot()
+        rec.status = "ok"
+        return rec
+    }
+}

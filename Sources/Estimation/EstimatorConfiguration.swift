@@ -1,0 +1,62 @@
+import Geometry
+
+/// Tunable settings of the `VIOEstimator`. The defaults suit a consumer/robotics MEMS IMU at
+/// 100–400 Hz and cameras at 10–30 Hz; nothing here is specific to one dataset.
+public struct EstimatorConfiguration: Equatable, Sendable {
+    /// Magnitude of gravity, m/s². World gravity is `(0, 0, -gravity)`.
+    public var gravity: Double = 9.81
+    /// Number of stochastic clones (past body poses) kept in the sliding window.
+    public var maxClones: Int = 11
+    /// Standard deviation of a feature's position in the image, pixels (converted to normalised
+    /// coordinates with each camera's `fx`).
+    public var pixelNoiseStd: Double = 1.0
+    /// At most this many features go into one visual update (the longest tracks first).
+    public var maxFeaturesPerUpdate: Int = 60
+    /// Chi-square gate probability for one feature's residual (0.95 → reject the worst 5 % of inliers).
+    public var chi2GateProbability: Double = 0.95
+    /// Points closer than this to the anchor camera are rejected, metres.
+    public var minDepth: Double = 0.1
+    /// Points farther than this from the anchor camera are rejected, metres.
+    public var maxDepth: Double = 60
+
+    // MARK: Initialisation
+    /// Length of the rest window the static initialiser needs, seconds.
+    public var staticWindow: Double = 1.0
+    /// Number of sub-windows the rest test compares (their means must agree within the noise).
+    public var staticSubWindows: Int = 5
+    /// False-alarm probability of the rest test's chi-square threshold (smaller → more permissive).
+    public var staticTestFalseAlarm: Double = 1e-4
+    /// Image motion under which the scene counts as still (for initialisation and ZUPT), pixels per frame.
+    /// Comparable to the tracker's own noise (about 1 px at VGA), not tuned per dataset.
+    public var stillDisparityPx: Double = 1.0
+    /// Initialise in motion (visual-inertial alignment) when the device does not rest.
+    public var dynamicInitialization: Bool = true
+    /// Length of the window of frames the dynamic initialiser aligns, seconds.
+    public var dynamicWindow: Double = 1.5
+    /// Prior 1-σ of the accelerometer bias at initialisation, m/s² (MEMS datasheets: 0.05–0.2).
+    public var initialAccelBiasStd: Double = 0.1
+    /// Prior 1-σ of the velocity at static initialisation, m/s.
+    public var initialVelocityStd: Double = 0.02
+    /// 1-σ position uncertainty under which a running filter reports `.normal`, metres.
+    public var normalPositionStd: Double = 0.5
+
+    // MARK: Zero-velocity updates
+    /// Apply zero-velocity updates when the IMU and the image say the device is still.
+    public var zeroVelocityUpdates: Bool = true
+    /// Noise of the zero-velocity pseudo-measurement, m/s (residual motion of a device "at rest").
+    public var zeroVelocityNoise: Double = 0.005
+
+    // MARK: Tracking state
+    /// Fewer tracked features than this → `.limited(.insufficientFeatures)`.
+    public var minTrackedFeatures: Int = 15
+    /// Gyro norm above which the tracker cannot follow → `.limited(.excessiveMotion)`, rad/s.
+    public var maxAngularRate: Double = 4.0
+    /// Speeds above this mean divergence, m/s.
+    public var maxSpeed: Double = 10
+    /// Position std above this means divergence, metres.
+    public var maxPositionStd: Double = 20
+    /// This many consecutive frames whose visual update rejected (nearly) every feature → reset.
+    public var maxFailedUpdateStreak: Int = 20
+
+    public init() {}
+}

@@ -1,0 +1,85 @@
+import Geometry
+import Sensors
+
+/// One observation of a tracked feature in one frame, as the frontend gives it.
+///
+/// Coordinates are *undistorted normalised* image coordinates in the camera frame C (OpenCV convention:
+/// x right, y down, z forward): `(x/z, y/z)` of the ray through the feature. Pixels map to them
+/// through the camera's `CameraModel.unproject`.
+public struct FeatureObservation: Equatable, Sendable {
+    /// Track identifier, stable across frames while the frontend tracks the feature. A lost and
+    /// re-detected feature must get a new id.
+    public var id: Int
+    /// Index of the camera (into the estimator's `cameras`) that observed it.
+    public var camera: Int
+    /// Undistorted normalised coordinates `(x/z, y/z)` in that camera's frame (unitless).
+    public var normalized: Vec2
+    /// For a stereo match: the undistorted normalised coordinates of the same feature in the right
+    /// camera (`cameras[camera + 1]`), or `nil` for a monocular observation.
+    public var rightNormalized: Vec2?
+
+    public init(id: Int, camera: Int = 0, normalized: Vec2, rightNormalized: Vec2? = nil) {
+        self.id = id; self.camera = camera; self.normalized = normalized; self.rightNormalized = rightNormalized
+    }
+}
+
+/// All feature observations of one (possibly stereo) image time.
+public struct FeatureFrame: Equatable, Sendable {
+    /// Exposure time of the image(s), nanoseconds (same clock as the IMU samples).
+    public var t_ns: TimestampNs
+    /// The observations; at most one per (id, camera).
+    public var observations: [FeatureObservation]
+    /// Median image motion of the tracked features since the previous frame, pixels, if the frontend
+    /// measured it. `nil` lets the estimator compute it from the observations (using camera 0's focal length).
+    public var imageDisparityPx: Double?
+
+    public init(t_ns: TimestampNs, observations: [FeatureObservation], imageDisparityPx: Double? = nil) {
+        self.t_ns = t_ns; self.observations = observations; self.imageDisparityPx = imageDisparityPx
+    }
+}
+
+/// A triangulated 3-D point the estimator used in this frame's visual update.
+public struct Landmark: Equatable, Sendable {
+    /// The feature track id it was triangulated from.
+    public var id: Int
+    /// Position in the world frame W, metres.
+    public var p_W: Vec3
+    /// Approximate 1-σ position uncertainty, metres (from the triangulation geometry and pixel noise;
+    /// the pose uncertainty is not included).
+    public var std_m: Double
+
+    public init(id: Int, p_W: Vec3, std_m: Double) { self.id = id; self.p_W = p_W; self.std_m = std_m }
+}
+
+/// The estimator's answer for one frame.
+///
+/// Frames: W is the gravity-aligned world (z up, gravity `(0, 0, -g)`), its origin and yaw fixed by the
+/// initialisation (origin at the body's position, yaw 0 at initialisation). B is the body (IMU) frame.
+public struct EstimatorOutput: Equatable, Sendable {
+    /// Time of the frame, nanoseconds.
+    public var t_ns: TimestampNs
+    /// How trustworthy the pose is, in ARKit's terms.
+    public var trackingState: TrackingState
+    /// Pose of the body in the world (identity before initialisation).
+    public var T_W_B: SE3
+    /// Velocity of the body in W, m/s.
+    public var v_W: Vec3
+    /// Gyroscope bias, rad/s, in B.
+    public var gyroBias_B: Vec3
+    /// Accelerometer bias, m/s², in B.
+    public var accelBias_B: Vec3
+    /// Pose of camera 0 in the world: `T_W_B * T_B_C0`.
+    public var T_W_C: SE3
+    /// 1-σ position uncertainty, metres: square root of the largest eigenvalue of the 3×3 position
+    /// covariance (a conservative scalar). `.infinity` before initialisation.
+    public var positionStd_m: Double
+    /// Points triangulated in this frame's visual update, in W.
+    public var landmarks: [Landmark]
+
+    public init(t_ns: TimestampNs, trackingState: TrackingState, T_W_B: SE3, v_W: Vec3, gyroBias_B: Vec3,
+                accelBias_B: Vec3, T_W_C: SE3, positionStd_m: Double, landmarks: [Landmark]) {
+        self.t_ns = t_ns; self.trackingState = trackingState; self.T_W_B = T_W_B; self.v_W = v_W
+        self.gyroBias_B = gyroBias_B; self.accelBias_B = accelBias_B; self.T_W_C = T_W_C
+        self.positionStd_m = positionStd_m; self.landmarks = landmarks
+    }
+}

@@ -1,0 +1,211 @@
+import Foundation
+import Geometry
+import LinearAlgebra
+import Sensors
+
+/// A stochastic clone: the body pose at a past image time, kept in the state for the visual update.
+struct Clone: Equatable {
+    /// Image time, nanoseconds.
+    var t_ns: TimestampNs
+    /// Orientation of the body in W at that time.
+    var R_W_B: SO3
+    /// Position of the body in W, metres.
+    var p_W: Vec3
+    /// The clone's pose.
+    var T_W_B: SE3 { SE3(rotation: R_W_B, translation: p_W) }
+}
+
+/// The filter's mean and covariance: inertial state, clones, and the joint error-state covariance.
+///
+/// Error-state layout: `[δθ, δp, δv, δb_g, δb_a]` (15) then `[δθ_i, δp_i]` (6) per clone, oldest
+/// first. Orientation errors are on the right (body frame): `R = R̂ · Exp(δθ)`. `P` is stored dense and
+/// symmetric, column-major (`P[i + j·n]`).
+struct FilterState {
+    var imu: ImuState
+    var clones: [Clone] = []
+    /// Covariance, `dimension × dimension`, column-major.
+    private(set) var P: [Double]
+
+    /// Error-state dimension `15 + 6·clones`.
+    var dimension: Int { ErrorIndex.imu + ErrorIndex.clone * clones.count }
+
+    /// Error-state index of clone `i`'s `δθ` (its `δp` follows at +3).
+    static func cloneIndex(_ i: Int) -> Int { ErrorIndex.imu + ErrorIndex.clone * i }
+
+    /// A state with a diagonal initial covariance (`diagonal.count == 15`).
+    init(imu: ImuState, diagonalCovariance diagonal: [Double]) {
+        precondition(diagonal.count == ErrorIndex.imu)
+        self.imu = imu
+        P = [Double](repeating: 0, count: 225)
+        for i in 0..<15 { P[i + i * 15] = diagonal[i] }
+    }
+
+    /// A state with a full 15×15 initial covariance.
+    init(imu: ImuState, covariance: Mat15) {
+        self.imu = imu
+        P = [Double](repeating: 0, count: 225)
+        for i in 0..<15 { for j in 0..<15 { P[i + j * 15] = covariance[i, j] } }
+        symmetrize()
+    }
+
+    /// Calls `body` with the covariance storage (column-major, `dimension × dimension`).
+    func withCovariance<T>(_ body: (UnsafeBufferPointer<Double>) throws -> T) rethrows -> T {
+        try P.withUnsafeBufferPointer(body)
+    }
+
+    /// Element (i, j) of the covariance.
+    func covariance(_ i: Int, _ j: Int) -> Double { P[i + j * dimension] }
+
+    /// The 3×3 covariance block at (i, j).
+    func covarianceBlock(_ i: Int, _ j: Int) -> Mat3 {
+        let n = dimension
+        return Mat3(rows: Vec3(P[i + j * n], P[i + (j + 1) * n], P[i + (j + 2) * n]),
+                    Vec3(P[i + 1 + j * n], P[i + 1 + (j + 1) * n], P[i + 1 + (j + 2) * n]),
+                    Vec3(P[i + 2 + j * n], P[i + 2 + (j + 1) * n], P[i + 2 + (j + 2) * n]))
+    }
+
+    /// The covariance as a `Matrix`.
+    var covarianceMatrix: Matrix { Matrix(rows: dimension, columns: dimension, columnMajor: P) }
+
+    /// Replaces the covariance (must be `dimension × dimension`); it is symmetrised.
+    mutating func setCovariance(_ m: Matrix) {
+        precondition(m.rows == dimension && m.columns == dimension)
+        P = m.elements
+        symmetrize()
+    }
+
+    /// Replaces the 15×15 inertial block (cross-covariances with clones are zeroed).
+    mutating func setInertialCovariance(_ m: Mat15) {
+        let n = dimension
+        for i in 0..<15 { for j in 0..<n { P[i + j * n] = 0; P[j + i * n] = 0 } }
+        for i in 0..<15 { for j in 0..<15 { P[i + j * n] = m[i, j] } }
+        symmetrize()
+    }
+
+    /// Sets one diagonal element of the covariance.
+    mutating func setDiagonal(_ i: Int, _ v: Double) { P[i + i * dimension] = v }
+
+    /// `P ← (P + Pᵀ)/2`.
+    mutating func symmetrize() {
+        let n = dimension
+        P.withUnsafeMutableBufferPointer { p in
+            for j in 0..<n {
+                for i in (j + 1)..<max(j + 1, n) {
+                    let m = 0.5 * (p[i + j * n] + p[j + i * n])
+                    p[i + j * n] = m; p[j + i * n] = m
+                }
+            }
+        }
+    }
+
+    /// Applies an inertial transition: `P_II ← Φ P_II Φᵀ + Q`, `P_IC ← Φ P_IC` (clones unchanged).
+    mutating func propagateCovariance(phi: Mat15, q: Mat15) {
+        let n = dimension
+        // Rows 0..<15 of P (all columns) get multiplied by Φ on the left: T = Φ P[0..<15, :].
+        var t = [Double](repeating: 0, count: 15 * n) // column-major 15 × n
+        P.withUnsafeBufferPointer { p in
+            phi.a.withUnsafeBufferPointer { f in
+                t.withUnsafeMutableBufferPointer { tt in
+                    for j in 0..<n {
+                        for k in 0..<15 {
+                            let pkj = p[k + j * n]
+                            if pkj == 0 { continue }
+                            for i in 0..<15 { tt[i + j * 15] += f[i * 15 + k] * pkj }
+                        }
+                    }
+                }
+            }
+        }
+        // New P_II = T[:, 0..<15] Φᵀ + Q; new P_IC = T[:, 15..<n].
+        P.withUnsafeMutableBufferPointer { p in
+            t.withUnsafeBufferPointer { tt in
+                phi.a.withUnsafeBufferPointer { f in
+                    for i in 0..<15 {
+                        for j in 0..<15 {
+                            var s = q.a[i * 15 + j]
+                            for k in 0..<15 { s += tt[i + k * 15] * f[j * 15 + k] }
+                            p[i + j * n] = s
+                        }
+                    }
+                    for j in 15..<max(15, n) {
+                        for i in 0..<15 {
+                            p[i + j * n] = tt[i + j * 15]
+                            p[j + i * n] = tt[i + j * 15]
+                        }
+                    }
+                }
+            }
+        }
+        symmetrize()
+    }
+
+    /// Adds a clone of the current body pose; its covariance rows copy those of `[δθ, δp]`.
+    mutating func augmentClone() {
+        let n = dimension, m = n + 6
+        var Q = [Double](repeating: 0, count: m * m)
+        let src = [0, 1, 2, 3, 4, 5] // δθ, δp of the inertial state
+        for j in 0..<n { for i in 0..<n { Q[i + j * m] = P[i + j * n] } }
+        for (a, s) in src.enumerated() {
+            for j in 0..<n {
+                Q[(n + a) + j * m] = P[s + j * n]
+                Q[j + (n + a) * m] = P[j + s * n]
+            }
+        }
+        for (a, s) in src.enumerated() { for (b, s2) in src.enumerated() { Q[(n + a) + (n + b) * m] = P[s + s2 * n] } }
+        P = Q
+        clones.append(Clone(t_ns: imu.t_ns, R_W_B: imu.R_W_B, p_W: imu.p_W))
+    }
+
+    /// Removes clone `index` and its rows and columns from the covariance (marginalisation).
+    mutating func marginalizeClone(_ index: Int) {
+        let n = dimension, m = n - 6
+        let c0 = Self.cloneIndex(index)
+        func map(_ i: Int) -> Int { i < c0 ? i : i + 6 }
+        var Q = [Double](repeating: 0, count: m * m)
+        for j in 0..<m { let sj = map(j); for i in 0..<m { Q[i + j * m] = P[map(i) + sj * n] } }
+        P = Q
+        clones.remove(at: index)
+    }
+
+    /// Applies an error-state correction `δx` (length `dimension`) to the mean.
+    mutating func inject(_ dx: [Double]) {
+        func v(_ i: Int) -> Vec3 { Vec3(dx[i], dx[i + 1], dx[i + 2]) }
+        imu.R_W_B = SO3((imu.R_W_B * SO3.exp(v(ErrorIndex.theta))).quaternion)
+        imu.p_W += v(ErrorIndex.position)
+        imu.v_W += v(ErrorIndex.velocity)
+        imu.gyroBias_B += v(ErrorIndex.gyroBias)
+        imu.accelBias_B += v(ErrorIndex.accelBias)
+        for i in clones.indices {
+            let c = Self.cloneIndex(i)
+            clones[i].R_W_B = SO3((clones[i].R_W_B * SO3.exp(v(c))).quaternion)
+            clones[i].p_W += v(c + 3)
+        }
+    }
+
+    /// 1-σ position uncertainty: square root of the largest eigenvalue of the position covariance.
+    var positionStd: Double {
+        let m = covarianceBlock(ErrorIndex.position, ErrorIndex.position)
+        return largestEigenvalueSymmetric3(m).squareRoot()
+    }
+
+    /// True when the mean and covariance are finite and the covariance diagonal is non-negative.
+    var isHealthy: Bool {
+        guard imu.isFinite else { return false }
+        let n = dimension
+        for i in 0..<n where !(P[i + i * n].isFinite && P[i + i * n] >= 0) { return false }
+        return P.allSatisfy { $0.isFinite }
+    }
+}
+
+/// Largest eigenvalue of a symmetric 3×3 matrix (closed form, Smith 1961).
+func largestEigenvalueSymmetric3(_ a: Mat3) -> Double {
+    let p1 = a[0, 1] * a[0, 1] + a[0, 2] * a[0, 2] + a[1, 2] * a[1, 2]
+    let q = a.trace / 3
+    if p1 < 1e-300 { return max(a[0, 0], a[1, 1], a[2, 2]) }
+    let p2 = (a[0, 0] - q) * (a[0, 0] - q) + (a[1, 1] - q) * (a[1, 1] - q) + (a[2, 2] - q) * (a[2, 2] - q) + 2 * p1
+    let p = (p2 / 6).squareRoot()
+    let b = (1 / p) * (a - q * Mat3.identity)
+    let r = max(-1, min(1, b.determinant / 2))
+    let phi = acos(r) / 3
+    return q + 2 * p * cos(phi)
+}

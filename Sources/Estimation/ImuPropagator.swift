@@ -1,0 +1,99 @@
+import Foundation
+import Geometry
+import Sensors
+
+/// Integrates the nominal inertial state through IMU measurements and builds the error-state
+/// transition `Φ` and discrete process noise `Q` (15×15) of the same interval.
+///
+/// **Nominal integration.** Between two IMU knots the bias-corrected measurements are linear in
+/// time. Rotation uses the fourth-order commutator-free step for a linear rate,
+/// `R_b = R_a · Exp(ω̄ Δt + Δt²/12 · ω_a × ω_b)`; velocity and position use Simpson's rule on the
+/// world acceleration `R(t) a(t) + g` (what RK4 reduces to for this linear system).
+///
+/// **Error state.** `[δθ, δp, δv, δb_g, δb_a]`, right orientation error `R = R̂ Exp(δθ)`. With
+/// `ω̂, â` the mean bias-corrected rates over the step and `ΔR = Exp(ω̂ Δt)`:
+/// `δθ⁺ = ΔRᵀ δθ − Jr(ω̂Δt) Δt δb_g`, `δv⁺ = δv − R_a[â]× Δt δθ − R_a Δt δb_a`,
+/// `δp⁺ = δp + Δt δv − ½R_a[â]× Δt² δθ − ½R_a Δt² δb_a`.
+///
+/// **Noise (continuous → discrete).** The white-noise densities σ_g (rad/s/√Hz) and σ_a (m/s²/√Hz)
+/// become sample variances σ²/Δt; pushed through the step they add `σ_g² Δt` to δθ, `σ_a² Δt` to δv,
+/// `σ_a² Δt³/4` to δp (with `σ_a² Δt²/2` p–v correlation). The bias random walks σ_wg, σ_wa
+/// (units/s/√Hz) add `σ_w² Δt` to the biases.
+struct ImuPropagator {
+    var noise: ImuNoiseModel
+    /// World gravity vector, m/s² (`(0, 0, -g)`).
+    var gravity_W: Vec3
+
+    /// Propagates `state` to `t_ns` using `buffer`; returns the accumulated Φ and Q of the interval.
+    /// Does nothing (identity Φ, zero Q) when `t_ns ≤ state.t_ns`.
+    func propagate(_ state: inout ImuState, to t_ns: TimestampNs, buffer: ImuBuffer) -> (phi: Mat15, q: Mat15) {
+        var phi = Mat15.identity
+        var q = Mat15()
+        guard t_ns > state.t_ns else { return (phi, q) }
+        let knots = buffer.knots(from: state.t_ns, to: t_ns)
+        guard knots.count >= 2 else { return (phi, q) }
+        for k in 0..<(knots.count - 1) {
+            let a = knots[k], b = knots[k + 1]
+            let dt = Double(b.t_ns - a.t_ns) * 1e-9
+            if dt <= 0 { continue }
+            let stepPhi = step(&state, a: a, b: b, dt: dt)
+            let stepQ = noiseCovariance(dt: dt)
+            phi = stepPhi * phi
+            q = stepPhi.sandwich(q) + stepQ
+        }
+        state.t_ns = t_ns
+        return (phi, q)
+    }
+
+    /// One integration step of the nominal state over [a, b]; returns that step's Φ.
+    func step(_ s: inout ImuState, a: ImuSample, b: ImuSample, dt: Double) -> Mat15 {
+        let wa = a.gyro_B - s.gyroBias_B, wb = b.gyro_B - s.gyroBias_B
+        let aa = a.accel_B - s.accelBias_B, ab = b.accel_B - s.accelBias_B
+        let wMean = 0.5 * (wa + wb), aMean = 0.5 * (aa + ab)
+        let Ra = s.R_W_B
+        // Rotation at mid-step and end (linear ω: ∫₀^{Δt/2} ω = ω_a Δt/2 + (ω_b − ω_a) Δt/8).
+        let Rmid = Ra * SO3.exp(wa * (dt / 2) + (wb - wa) * (dt / 8) + (dt * dt / 96) * wa.cross(wb))
+        let Rb = Ra * SO3.exp(wMean * dt + (dt * dt / 12) * wa.cross(wb))
+        let accA = Ra.act(aa) + gravity_W
+        let accM = Rmid.act(aMean) + gravity_W
+        let accB = Rb.act(ab) + gravity_W
+        let v0 = s.v_W
+        s.v_W = v0 + (dt / 6) * (accA + 4 * accM + accB)
+        s.p_W = s.p_W + v0 * dt + (dt * dt / 6) * (accA + 2 * accM)
+        s.R_W_B = SO3(Rb.quaternion) // re-normalise
+
+        // Error-state transition of the step.
+        let phiVec = wMean * dt
+        let dR = SO3.exp(phiVec).matrix
+        let RaM = Ra.matrix
+        let RaSkewA = RaM * aMean.skew
+        var f = Mat15.identity
+        f.setBlock(ErrorIndex.theta, ErrorIndex.theta, dR.transposed)
+        f.setBlock(ErrorIndex.theta, ErrorIndex.gyroBias, -dt * so3RightJacobian(phiVec))
+        f.setBlock(ErrorIndex.position, ErrorIndex.theta, (-0.5 * dt * dt) * RaSkewA)
+        f.setBlock(ErrorIndex.position, ErrorIndex.velocity, dt * Mat3.identity)
+        f.setBlock(ErrorIndex.position, ErrorIndex.accelBias, (-0.5 * dt * dt) * RaM)
+        f.setBlock(ErrorIndex.velocity, ErrorIndex.theta, -dt * RaSkewA)
+        f.setBlock(ErrorIndex.velocity, ErrorIndex.accelBias, -dt * RaM)
+        return f
+    }
+
+    /// Discrete process noise of one step of length `dt` seconds (see the type's documentation).
+    func noiseCovariance(dt: Double) -> Mat15 {
+        var q = Mat15()
+        let sg2 = noise.gyroscopeNoiseDensity * noise.gyroscopeNoiseDensity
+        let sa2 = noise.accelerometerNoiseDensity * noise.accelerometerNoiseDensity
+        let swg2 = noise.gyroscopeRandomWalk * noise.gyroscopeRandomWalk
+        let swa2 = noise.accelerometerRandomWalk * noise.accelerometerRandomWalk
+        for i in 0..<3 {
+            q[ErrorIndex.theta + i, ErrorIndex.theta + i] = sg2 * dt
+            q[ErrorIndex.velocity + i, ErrorIndex.velocity + i] = sa2 * dt
+            q[ErrorIndex.position + i, ErrorIndex.position + i] = sa2 * dt * dt * dt / 4
+            q[ErrorIndex.position + i, ErrorIndex.velocity + i] = sa2 * dt * dt / 2
+            q[ErrorIndex.velocity + i, ErrorIndex.position + i] = sa2 * dt * dt / 2
+            q[ErrorIndex.gyroBias + i, ErrorIndex.gyroBias + i] = swg2 * dt
+            q[ErrorIndex.accelBias + i, ErrorIndex.accelBias + i] = swa2 * dt
+        }
+        return q
+    }
+}

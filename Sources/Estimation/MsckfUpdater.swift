@@ -1,0 +1,264 @@
+import Foundation
+import Geometry
+import LinearAlgebra
+import Sensors
+
+/// The result of one MSCKF visual update.
+struct MsckfUpdateResult {
+    /// Features triangulated and accepted by the gate.
+    var accepted = 0
+    /// Features rejected by the chi-square gate.
+    var rejectedByGate = 0
+    /// Features that could not be triangulated (too little parallax, behind a camera, outlier).
+    var failedTriangulation = 0
+    /// Observations dropped as outliers inside otherwise good tracks.
+    var droppedObservations = 0
+    /// Rows of the (compressed) measurement applied.
+    var rows = 0
+    /// The accepted points (positions before the update).
+    var landmarks: [Landmark] = []
+}
+
+/// The multi-state-constraint (MSCKF) visual update over the clone window.
+///
+/// For each feature: triangulate from its clones, linearise the normalised-coordinate residuals
+/// w.r.t. the clones (`H_x`) and the point (`H_f`), project both onto the left null space of `H_f`
+/// (Givens rotations) so the point drops out, and gate with a χ² test at `chi2GateProbability`.
+/// The accepted rows are stacked, compressed by a QR factorisation when there are more rows than
+/// state columns, and applied in one EKF update. Rows are whitened by the pixel noise (`σ/fx`).
+struct MsckfUpdater {
+    var cameras: [CameraCalibration]
+    var configuration: EstimatorConfiguration
+    private let gate: ChiSquareTable
+    private let triangulator: FeatureTriangulator
+
+    init(cameras: [CameraCalibration], configuration: EstimatorConfiguration) {
+        self.cameras = cameras
+        self.configuration = configuration
+        gate = ChiSquareTable(probability: configuration.chi2GateProbability)
+        triangulator = FeatureTriangulator(minDepth: configuration.minDepth, maxDepth: configuration.maxDepth,
+                                           maxReprojection: max(10 * configuration.pixelNoiseStd, 3) / (cameras.first?.model.intrinsics.fx ?? 460),
+                                           sigma: configuration.pixelNoiseStd / (cameras.first?.model.intrinsics.fx ?? 460))
+    }
+
+    /// Noise std of camera `c` in normalised units.
+    func sigma(_ c: Int) -> Double { configuration.pixelNoiseStd / cameras[c].model.intrinsics.fx }
+
+    /// The projected, whitened residual of one feature: rows over the listed clone columns.
+    struct FeatureResidual {
+        var cloneIndices: [Int]
+        /// Row-major `rows × (6 · cloneIndices.count)`.
+        var Hx: [Double]
+        var r: [Double]
+        var rows: Int
+        var point: TriangulatedPoint
+        /// Observations dropped by the robust triangulation.
+        var dropped: Int
+        /// `rᵀ (H P Hᵀ + I)⁻¹ r`.
+        var chi2: Double
+    }
+
+    /// Builds the null-space-projected residual of one track, or nil if it cannot be triangulated.
+    func residual(for track: FeatureTrack, state: FilterState, cloneIndex: [TimestampNs: Int]) -> FeatureResidual? {
+        let all = track.observations.filter { cloneIndex[$0.t_ns] != nil && $0.camera < cameras.count }
+        guard all.count >= 2 else { return nil }
+        let bearings = all.map { o -> BearingObservation in
+            let c = state.clones[cloneIndex[o.t_ns]!]
+            return BearingObservation(T_W_C: c.T_W_B * cameras[o.camera].T_B_C, normalized: o.normalized)
+        }
+        // Observations that do not fit the others (mistracks) are dropped here, before the gate.
+        guard let (point, inliers) = triangulator.triangulateRobust(bearings) else { return nil }
+        let obs = inliers.map { all[$0] }
+        // Involved clones in order.
+        var involved: [Int] = []
+        var local: [Int: Int] = [:]
+        for o in obs {
+            let ci = cloneIndex[o.t_ns]!
+            if local[ci] == nil { local[ci] = involved.count; involved.append(ci) }
+        }
+        let m = 2 * obs.count, cols = 6 * involved.count
+        var Hx = [Double](repeating: 0, count: m * cols)
+        var Hf = [Double](repeating: 0, count: m * 3)
+        var r = [Double](repeating: 0, count: m)
+        for (k, o) in obs.enumerated() {
+            let clone = state.clones[cloneIndex[o.t_ns]!]
+            let ext = cameras[o.camera].T_B_C
+            let RiT = clone.R_W_B.inverse.matrix
+            let RbcT = ext.rotation.inverse.matrix
+            let p_B = RiT * (point.p_W - clone.p_W)
+            let p_C = RbcT * (p_B - ext.translation)
+            guard p_C.z > 1e-6 else { return nil }
+            let iz = 1 / p_C.z
+            let z = Vec2(p_C.x * iz, p_C.y * iz)
+            let w = 1 / sigma(o.camera)
+            // dz/dp_C rows (whitened).
+            let d0 = Vec3(iz, 0, -p_C.x * iz * iz) * w, d1 = Vec3(0, iz, -p_C.y * iz * iz) * w
+            let dTheta = RbcT * p_B.skew          // ∂p_C/∂δθ_i
+            let dPos = -(RbcT * RiT)              // ∂p_C/∂δp_i
+            let dFeat = RbcT * RiT                // ∂p_C/∂p_W
+            let c0 = 6 * local[cloneIndex[o.t_ns]!]!
+            for (row, d) in [(2 * k, d0), (2 * k + 1, d1)] {
+                let a = dTheta.transposed * d, b = dPos.transposed * d, f = dFeat.transposed * d
+                for j in 0..<3 {
+                    Hx[row * cols + c0 + j] = a[j]
+                    Hx[row * cols + c0 + 3 + j] = b[j]
+                    Hf[row * 3 + j] = f[j]
+                }
+            }
+            r[2 * k] = (o.normalized.x - z.x) * w
+            r[2 * k + 1] = (o.normalized.y - z.y) * w
+        }
+        // Innovation covariance of the unprojected residual, S = Hx P Hxᵀ, from its 2×6 blocks (each
+        // observation touches one clone): O(k²) instead of O(rows · cols²) for the projected dense H.
+        var S = [Double](repeating: 0, count: m * m) // row-major m × m
+        let n = state.dimension
+        state.withCovariance { P in
+            for a in 0..<obs.count {
+                let la = local[cloneIndex[obs[a].t_ns]!]!, ia = FilterState.cloneIndex(involved[la])
+                for b in a..<obs.count {
+                    let lb = local[cloneIndex[obs[b].t_ns]!]!, ib = FilterState.cloneIndex(involved[lb])
+                    // T = P_ab · B_bᵀ (6 × 2), then S_ab = B_a · T.
+                    var t = [Double](repeating: 0, count: 12)
+                    for p in 0..<6 {
+                        for q in 0..<6 {
+                            let pv = P[(ia + p) + (ib + q) * n]
+                            t[p * 2] += pv * Hx[(2 * b) * cols + 6 * lb + q]
+                            t[p * 2 + 1] += pv * Hx[(2 * b + 1) * cols + 6 * lb + q]
+                        }
+                    }
+                    for i in 0..<2 {
+                        for j in 0..<2 {
+                            var v = 0.0
+                            for p in 0..<6 { v += Hx[(2 * a + i) * cols + 6 * la + p] * t[p * 2 + j] }
+                            S[(2 * a + i) * m + 2 * b + j] = v
+                            S[(2 * b + j) * m + 2 * a + i] = v
+                        }
+                    }
+                }
+            }
+        }
+        // Left null-space projection of Hf by Givens rotations (zero Hf below its diagonal, bottom-up),
+        // applied to Hx, r and both sides of S.
+        for j in 0..<3 {
+            var i = m - 1
+            while i > j {
+                let a = Hf[(i - 1) * 3 + j], b = Hf[i * 3 + j]
+                if b != 0 {
+                    let h = (a * a + b * b).squareRoot()
+                    let c = a / h, s = b / h
+                    for k in j..<3 {
+                        let x = Hf[(i - 1) * 3 + k], y = Hf[i * 3 + k]
+                        Hf[(i - 1) * 3 + k] = c * x + s * y
+                        Hf[i * 3 + k] = -s * x + c * y
+                    }
+                    for k in 0..<cols {
+                        let x = Hx[(i - 1) * cols + k], y = Hx[i * cols + k]
+                        Hx[(i - 1) * cols + k] = c * x + s * y
+                        Hx[i * cols + k] = -s * x + c * y
+                    }
+                    let x = r[i - 1], y = r[i]
+                    r[i - 1] = c * x + s * y
+                    r[i] = -s * x + c * y
+                    for k in 0..<m {
+                        let x = S[(i - 1) * m + k], y = S[i * m + k]
+                        S[(i - 1) * m + k] = c * x + s * y
+                        S[i * m + k] = -s * x + c * y
+                    }
+                    for k in 0..<m {
+                        let x = S[k * m + i - 1], y = S[k * m + i]
+                        S[k * m + i - 1] = c * x + s * y
+                        S[k * m + i] = -s * x + c * y
+                    }
+                }
+                i -= 1
+            }
+        }
+        let rows = m - 3
+        guard rows > 0 else { return nil }
+        // χ² = rᵀ (S_o + I)⁻¹ r with S_o the trailing block, by a small Cholesky factorisation.
+        var So = [Double](repeating: 0, count: rows * rows)
+        for i in 0..<rows { for j in 0..<rows { So[i * rows + j] = S[(i + 3) * m + j + 3] } }
+        for i in 0..<rows { So[i * rows + i] += 1 }
+        guard let chi2 = choleskyQuadraticForm(&So, Array(r[3...]), n: rows) else { return nil }
+        return FeatureResidual(cloneIndices: involved, Hx: Array(Hx[(3 * cols)...]), r: Array(r[3...]), rows: rows,
+                               point: point, dropped: all.count - obs.count, chi2: chi2)
+    }
+
+    /// Runs the update with `tracks` (at most `maxFeaturesPerUpdate`, longest first).
+    func update(state: inout FilterState, tracks: [FeatureTrack]) -> MsckfUpdateResult {
+        var result = MsckfUpdateResult()
+        var cloneIndex: [TimestampNs: Int] = [:]
+        for (i, c) in state.clones.enumerated() { cloneIndex[c.t_ns] = i }
+        // Longest tracks first; ties by id, so the result does not depend on dictionary order.
+        let ordered = tracks.sorted { ($0.observations.count, $1.id) > ($1.observations.count, $0.id) }
+            .prefix(configuration.maxFeaturesPerUpdate)
+        var accepted: [FeatureResidual] = []
+        for t in ordered {
+            guard let f = residual(for: t, state: state, cloneIndex: cloneIndex) else {
+                result.failedTriangulation += 1
+                continue
+            }
+            guard f.chi2 < gate.threshold(dof: f.rows) else {
+                result.rejectedByGate += 1
+                continue
+            }
+            accepted.append(f)
+            result.droppedObservations += f.dropped
+            result.landmarks.append(Landmark(id: t.id, p_W: f.point.p_W, std_m: f.point.std_m))
+        }
+        result.accepted = accepted.count
+        guard !accepted.isEmpty else { return result }
+        // Stack into H over the clone columns only (the inertial columns of a visual residual are zero).
+        let n = state.dimension
+        let c = n - ErrorIndex.imu
+        let m = accepted.reduce(0) { $0 + $1.rows }
+        var H = Matrix(rows: m, columns: c)
+        var r = [Double](repeating: 0, count: m)
+        var row = 0
+        for f in accepted {
+            let cols = 6 * f.cloneIndices.count
+            for i in 0..<f.rows {
+                for (a, ci) in f.cloneIndices.enumerated() {
+                    let base = FilterState.cloneIndex(ci) - ErrorIndex.imu
+                    for j in 0..<6 { H[row + i, base + j] = f.Hx[i * cols + 6 * a + j] }
+                }
+                r[row + i] = f.r[i]
+            }
+            row += f.rows
+        }
+        // Measurement compression: H = Q [R; 0] → use R and the first c entries of Qᵀ r.
+        if m > c, let qr = try? H.qr(), let qtr = try? qr.applyQTransposed(to: Matrix(columnVector: r)) {
+            H = qr.r
+            r = Array(qtr.elements[0..<c])
+        }
+        result.rows = H.rows
+        do { try state.update(cloneColumnsH: H, r: r) } catch { result.accepted = 0; result.landmarks = [] }
+        return result
+    }
+}
+
+/// `rᵀ A⁻¹ r` for a symmetric positive-definite `A` (row-major `n × n`, overwritten by its Cholesky
+/// factor); nil if A is not positive definite.
+func choleskyQuadraticForm(_ a: inout [Double], _ r: [Double], n: Int) -> Double? {
+    for j in 0..<n {
+        var d = a[j * n + j]
+        for k in 0..<j { d -= a[j * n + k] * a[j * n + k] }
+        guard d > 0, d.isFinite else { return nil }
+        let l = d.squareRoot()
+        a[j * n + j] = l
+        for i in (j + 1)..<max(j + 1, n) {
+            var v = a[i * n + j]
+            for k in 0..<j { v -= a[i * n + k] * a[j * n + k] }
+            a[i * n + j] = v / l
+        }
+    }
+    // Forward substitution L y = r; the form is |y|².
+    var y = r, q = 0.0
+    for i in 0..<n {
+        var v = y[i]
+        for k in 0..<i { v -= a[i * n + k] * y[k] }
+        y[i] = v / a[i * n + i]
+        q += y[i] * y[i]
+    }
+    return q
+}

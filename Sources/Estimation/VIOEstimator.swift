@@ -1,0 +1,302 @@
+import Foundation
+import Geometry
+import LinearAlgebra
+import Sensors
+
+/// A visual-inertial odometry estimator: an error-state EKF over the IMU state with stochastic clones
+/// of the last `maxClones` body poses and MSCKF visual updates (OpenVINS-style), static
+/// initialisation, zero-velocity updates, and an ARKit-like tracking state.
+///
+/// Feed IMU samples in time order with `addImu`, and after the samples up to a frame's time, the
+/// frame's feature observations with `addFrame`; each frame returns the estimate at its time.
+///
+/// ```swift
+/// let vio = VIOEstimator(configuration: .init(), cameras: [cam0], imu: imuCalibration)
+/// for s in imuSamples where s.t_ns <= frame.t_ns { vio.addImu(s) }
+/// let out = vio.addFrame(frame)   // out.T_W_B, out.trackingState, …
+/// ```
+///
+/// Frames: W is gravity-aligned (z up), fixed at initialisation (origin at the body, yaw 0); B is the
+/// body frame; IMU samples given in the IMU sensor frame S are rotated into B with
+/// `imu.T_B_S.rotation` (the lever arm is neglected). Not thread-safe: use it from one thread.
+public final class VIOEstimator {
+    /// The settings in use.
+    public let configuration: EstimatorConfiguration
+    /// Cameras, indexed by `FeatureObservation.camera`.
+    public let cameras: [CameraCalibration]
+    /// IMU calibration.
+    public let imu: ImuCalibration
+
+    private var buffer = ImuBuffer()
+    private var filter: FilterState?
+    private var features = FeatureDatabase()
+    private let initializer: StaticInitializer
+    private let dynamicInitializer: DynamicInitializer
+    /// Recent frames kept while not initialised, for the dynamic initialiser.
+    private var initWindow: [DynamicInitializer.WindowFrame] = []
+    private let propagator: ImuPropagator
+    private let msckf: MsckfUpdater
+    private let zupt: ZeroVelocityUpdater
+    private let R_B_S: SO3
+
+    private var previousFrame: [Int: Vec2] = [:]
+    private var lastFrameTime: TimestampNs?
+    private var relocalizing = false
+    private var failedStreak = 0
+    /// Pose and yaw to continue from after a reset (keeps W continuous across a re-initialisation).
+    private var lastGood: ImuState?
+    private var lastOutput: EstimatorOutput?
+    private var framesSinceInit = 0
+
+    /// Diagnostics of the last frame (for tests and logs).
+    public private(set) var lastDiagnostics = EstimatorDiagnostics()
+
+    /// An estimator for the given rig. `cameras` must not be empty; camera 0 defines `T_W_C`.
+    public init(configuration: EstimatorConfiguration, cameras: [CameraCalibration], imu: ImuCalibration) {
+        precondition(!cameras.isEmpty, "VIOEstimator needs at least one camera")
+        self.configuration = configuration
+        self.cameras = cameras
+        self.imu = imu
+        initializer = StaticInitializer(configuration: configuration, imu: imu)
+        dynamicInitializer = DynamicInitializer(configuration: configuration, cameras: cameras, noise: imu.noise)
+        propagator = ImuPropagator(noise: imu.noise, gravity_W: Vec3(0, 0, -configuration.gravity))
+        msckf = MsckfUpdater(cameras: cameras, configuration: configuration)
+        zupt = ZeroVelocityUpdater(configuration: configuration, imu: imu)
+        R_B_S = imu.T_B_S.rotation
+    }
+
+    /// True once the filter is initialised (and not reset since).
+    public var isInitialized: Bool { filter != nil }
+
+    /// Adds one IMU sample (in the IMU frame S, bias and noise included). Samples not newer than the
+    /// previous one, or not finite, are ignored.
+    public func addImu(_ s: ImuSample) {
+        buffer.append(ImuSample(t_ns: s.t_ns, gyro_B: R_B_S.act(s.gyro_B), accel_B: R_B_S.act(s.accel_B)))
+    }
+
+    /// Processes one frame of feature observations and returns the estimate at the frame's time.
+    /// Frames older than the previous frame are ignored (the previous output is returned again).
+    public func addFrame(_ frame: FeatureFrame) -> EstimatorOutput {
+        var diag = EstimatorDiagnostics()
+        defer { lastDiagnostics = diag }
+        if let last = lastFrameTime, frame.t_ns <= last, let out = lastOutput { return out }
+        lastFrameTime = frame.t_ns
+        let given = frame.imageDisparityPx.flatMap { $0.isFinite && $0 >= 0 ? $0 : nil }
+        let disparity = given ?? measureDisparity(frame)
+        previousFrame = Dictionary(frame.observations.filter { $0.camera == 0 && $0.normalized.x.isFinite && $0.normalized.y.isFinite }
+                                       .map { ($0.id, $0.normalized) },
+                                   uniquingKeysWith: { a, _ in a })
+        diag.disparityPx = disparity
+        let tracked = frame.observations.filter { $0.camera == 0 }.count
+        diag.trackedFeatures = tracked
+        defer {
+            buffer.prune(before: frame.t_ns - Time.nanoseconds(max(configuration.staticWindow, configuration.dynamicWindow) + 0.5))
+        }
+
+        guard !buffer.isEmpty else { return output(frame.t_ns, state: .notAvailable, diag: diag) }
+
+        guard var state = filter else {
+            if initialize(frame, disparity: disparity, diag: &diag) { return finish(frame, diag: &diag) }
+            return output(frame.t_ns, state: .limited(relocalizing ? .relocalizing : .initializing), diag: diag)
+        }
+
+        // Propagate to the frame time.
+        var imuState = state.imu
+        let (phi, q) = propagator.propagate(&imuState, to: frame.t_ns, buffer: buffer)
+        state.imu = imuState
+        state.propagateCovariance(phi: phi, q: q)
+        framesSinceInit += 1
+
+        // Standstill: IMU consistent with rest and (when known) a still image → zero-velocity update.
+        let interval = buffer.samples(after: frame.t_ns - (lastIntervalNs ?? 50_000_000), through: frame.t_ns)
+        if configuration.zeroVelocityUpdates, let stats = zupt.statistics(interval),
+           disparity.map({ $0 <= configuration.stillDisparityPx }) ?? true,
+           zupt.imuSaysStill(stats, state: state), zupt.update(state: &state, stats: stats) {
+            diag.zeroVelocityUpdate = true
+            filter = state
+            return finish(frame, diag: &diag)
+        }
+
+        // Visual update: clone, record observations, update with lost and window-spanning features.
+        state.augmentClone()
+        features.add(frame.observations, at: frame.t_ns, cameraCount: cameras.count)
+        var selected = features.lost(before: frame.t_ns)
+        let marginalize = state.clones.count > configuration.maxClones
+        if marginalize, let oldest = state.clones.first?.t_ns {
+            let spanning = features.observed(at: oldest).filter { id in
+                features.track(id)?.observations.last?.t_ns == frame.t_ns
+            }
+            selected += spanning
+        }
+        let tracks = selected.compactMap { features.track($0) }.filter { $0.distinctTimes >= 2 || $0.observations.count >= 3 }
+        let result = msckf.update(state: &state, tracks: tracks)
+        for id in selected { features.remove(id) }
+        diag.msckfAccepted = result.accepted
+        diag.msckfRejected = result.rejectedByGate
+        diag.msckfFailed = result.failedTriangulation
+        diag.msckfRows = result.rows
+        diag.droppedObservations = result.droppedObservations
+        diag.landmarks = result.landmarks
+        // A failing frame: features were there, the gate rejected many and (almost) none passed.
+        // Triangulation failures alone do not count: slow motion gives short tracks no parallax.
+        if result.rejectedByGate >= 5, result.accepted * 5 < result.rejectedByGate {
+            failedStreak += 1
+        } else if result.accepted > 0 {
+            failedStreak = 0
+        }
+        if marginalize {
+            let t0 = state.clones[0].t_ns
+            state.marginalizeClone(0)
+            features.removeObservations(atOrBefore: t0)
+        }
+        filter = state
+        return finish(frame, diag: &diag)
+    }
+
+    /// Tries the static, then the dynamic initialiser; on success sets `filter` at the frame time.
+    private func initialize(_ frame: FeatureFrame, disparity: Double?, diag: inout EstimatorDiagnostics) -> Bool {
+        initWindow.append(DynamicInitializer.WindowFrame(t_ns: frame.t_ns, observations: frame.observations))
+        let windowStart = frame.t_ns - Time.nanoseconds(configuration.dynamicWindow)
+        initWindow.removeAll { $0.t_ns < windowStart }
+        func adopt(_ start: ImuState, _ covariance: Mat15) {
+            var s = start
+            if let prev = lastGood {
+                // Re-initialisation after a reset: keep position and heading continuous.
+                s.p_W = prev.p_W
+                let dYaw = SO3.headingRotation(prev.R_W_B.headingAngle)
+                s.R_W_B = dYaw * s.R_W_B
+                s.v_W = dYaw.act(s.v_W)
+            }
+            var f = FilterState(imu: s, covariance: covariance)
+            if s.t_ns < frame.t_ns {
+                var imuState = f.imu
+                let (phi, q) = propagator.propagate(&imuState, to: frame.t_ns, buffer: buffer)
+                f.imu = imuState
+                f.propagateCovariance(phi: phi, q: q)
+            }
+            filter = f
+            features.removeAll()
+            initWindow.removeAll()
+            failedStreak = 0
+            diag.initialized = true
+        }
+        // At rest (and a still image, when we can tell): the static initialiser.
+        let stillImage = disparity.map { $0 <= configuration.stillDisparityPx } ?? true
+        if stillImage, let ini = initializer.initialize(samples: buffer.samples, endingAt: frame.t_ns) {
+            adopt(ini.state, ini.covariance)
+            return true
+        }
+        // In motion: visual-inertial alignment over the window.
+        if configuration.dynamicInitialization, !stillImage, let oldest = initWindow.first,
+           Double(frame.t_ns - oldest.t_ns) * 1e-9 >= 0.9 * configuration.dynamicWindow,
+           let ini = dynamicInitializer.initialize(frames: initWindow, buffer: buffer,
+                                                   gyroBias: lastGood?.gyroBias_B ?? .zero) {
+            adopt(ini.state, ini.covariance)
+            diag.dynamicInitialization = true
+            return true
+        }
+        return false
+    }
+
+    /// Length of the last frame interval (for the ZUPT's IMU window).
+    private var lastIntervalNs: TimestampNs? {
+        guard cameras[0].rateHz > 0 else { return nil }
+        return Time.nanoseconds(1 / cameras[0].rateHz)
+    }
+
+    /// Forgets everything (as after construction).
+    public func reset() {
+        filter = nil; features.removeAll(); buffer = ImuBuffer(); previousFrame = [:]; initWindow = []
+        lastFrameTime = nil; relocalizing = false; failedStreak = 0; lastGood = nil; lastOutput = nil
+    }
+
+    // MARK: - Internals
+
+    /// Median image motion of features seen in the previous frame, pixels (camera 0's fx).
+    private func measureDisparity(_ frame: FeatureFrame) -> Double? {
+        guard !previousFrame.isEmpty else { return nil }
+        var d: [Double] = []
+        for o in frame.observations where o.camera == 0 {
+            if let p = previousFrame[o.id] {
+                let v = (o.normalized - p).norm
+                if v.isFinite { d.append(v) }
+            }
+        }
+        guard d.count >= 5 else { return nil }
+        d.sort()
+        return d[d.count / 2] * cameras[0].model.intrinsics.fx
+    }
+
+    /// Health checks, tracking state and output for an initialised filter.
+    private func finish(_ frame: FeatureFrame, diag: inout EstimatorDiagnostics) -> EstimatorOutput {
+        guard let state = filter else { return output(frame.t_ns, state: .limited(.initializing), diag: diag) }
+        let speed = state.imu.v_W.norm
+        let diverged = !state.isHealthy || speed > configuration.maxSpeed
+            || state.positionStd > configuration.maxPositionStd || failedStreak > configuration.maxFailedUpdateStreak
+        if diverged {
+            diag.reset = true
+            filter = nil
+            features.removeAll()
+            relocalizing = true
+            failedStreak = 0
+            return output(frame.t_ns, state: .limited(.relocalizing), diag: diag)
+        }
+        lastGood = state.imu
+        let gyro = (buffer.last?.gyro_B ?? .zero) - state.imu.gyroBias_B
+        let tried = diag.msckfAccepted + diag.msckfRejected
+        let tracking: TrackingState
+        if state.positionStd > configuration.normalPositionStd {
+            tracking = .limited(relocalizing ? .relocalizing : .initializing)
+        } else if gyro.norm > configuration.maxAngularRate || (tried >= 10 && diag.msckfAccepted * 2 < tried) {
+            tracking = .limited(.excessiveMotion)
+        } else if diag.trackedFeatures < configuration.minTrackedFeatures {
+            tracking = .limited(.insufficientFeatures)
+        } else {
+            tracking = .normal
+            relocalizing = false
+        }
+        return output(frame.t_ns, state: tracking, diag: diag)
+    }
+
+    private func output(_ t: TimestampNs, state tracking: TrackingState, diag: EstimatorDiagnostics) -> EstimatorOutput {
+        let out: EstimatorOutput
+        if let s = filter?.imu {
+            out = EstimatorOutput(t_ns: t, trackingState: tracking, T_W_B: s.T_W_B, v_W: s.v_W, gyroBias_B: s.gyroBias_B,
+                                  accelBias_B: s.accelBias_B, T_W_C: s.T_W_B * cameras[0].T_B_C,
+                                  positionStd_m: filter?.positionStd ?? .infinity, landmarks: diag.landmarks)
+        } else {
+            // No estimate: the last good pose (or identity), never NaN.
+            let s = lastGood ?? ImuState(t_ns: t)
+            out = EstimatorOutput(t_ns: t, trackingState: tracking, T_W_B: s.T_W_B, v_W: .zero, gyroBias_B: s.gyroBias_B,
+                                  accelBias_B: s.accelBias_B, T_W_C: s.T_W_B * cameras[0].T_B_C,
+                                  positionStd_m: .infinity, landmarks: [])
+        }
+        lastOutput = out
+        return out
+    }
+}
+
+/// What happened inside the estimator for one frame (for tests, logs and tuning).
+public struct EstimatorDiagnostics: Equatable, Sendable {
+    /// Feature observations of camera 0 in the frame.
+    public var trackedFeatures = 0
+    /// Median image motion since the previous frame, pixels (nil if unknown).
+    public var disparityPx: Double?
+    /// The static initialiser succeeded on this frame.
+    public var initialized = false
+    /// The initialisation on this frame was the dynamic (in-motion) one.
+    public var dynamicInitialization = false
+    /// A zero-velocity update was applied (no clone was added).
+    public var zeroVelocityUpdate = false
+    /// MSCKF features accepted, rejected by the χ² gate, and not triangulable.
+    public var msckfAccepted = 0, msckfRejected = 0, msckfFailed = 0
+    /// Observations dropped as outliers by the robust triangulation of otherwise accepted features.
+    public var droppedObservations = 0
+    /// Rows of the applied (compressed) visual measurement.
+    public var msckfRows = 0
+    /// The filter diverged and was reset on this frame.
+    public var reset = false
+    /// Points accepted in the visual update.
+    public var landmarks: [Landmark] = []
+    public init() {}
+}

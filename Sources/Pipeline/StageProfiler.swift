@@ -1,0 +1,121 @@
+import Foundation
+
+/// A stage of the tracking pipeline whose time is measured per frame.
+public enum PipelineStage: String, CaseIterable, Sendable, Codable {
+    /// Reading and decoding the frame's image(s).
+    case decode
+    /// Feature detection and tracking.
+    case frontend
+    /// IMU propagation of the filter state up to the frame time.
+    case propagation
+    /// The estimator's visual update, zero-velocity update and bookkeeping.
+    case update
+    /// Landmark map, plane detection and anchors.
+    case planes
+    /// Consumers and the JSON-Lines stream.
+    case consumers
+}
+
+/// Summary statistics of one stage's per-frame times, milliseconds.
+public struct StageStatistics: Equatable, Sendable, Codable {
+    public var stage: PipelineStage
+    /// Number of frames measured.
+    public var count: Int
+    public var median_ms: Double
+    public var p90_ms: Double
+    public var max_ms: Double
+    public var mean_ms: Double
+    /// Sum over all frames, milliseconds.
+    public var total_ms: Double
+}
+
+/// Collects per-frame wall time of each pipeline stage (monotonic clock) and summarises it.
+///
+/// Each frame's time of a stage is the sum of all `measure` calls for that stage since the
+/// previous `endFrame()`, so a stage that runs several times per frame (IMU propagation) counts once.
+public final class StageProfiler {
+    private var current: [PipelineStage: UInt64] = [:]
+    private var samples: [PipelineStage: [Double]] = [:]
+    /// Frames recorded so far.
+    public private(set) var frameCount = 0
+    /// Frames to skip at the start (warm-up) before recording.
+    public let warmupFrames: Int
+
+    public init(warmupFrames: Int = 0) { self.warmupFrames = warmupFrames }
+
+    /// Runs `body` and adds its wall time to `stage` for the current frame.
+    @inlinable @discardableResult
+    public func measure<T>(_ stage: PipelineStage, _ body: () throws -> T) rethrows -> T {
+        let start = DispatchTime.now().uptimeNanoseconds
+        defer { add(stage, nanoseconds: DispatchTime.now().uptimeNanoseconds &- start) }
+        return try body()
+    }
+
+    /// Adds `nanoseconds` to `stage` for the current frame.
+    public func add(_ stage: PipelineStage, nanoseconds: UInt64) {
+        current[stage, default: 0] &+= nanoseconds
+    }
+
+    /// Closes the current frame: its stage times become one sample each (after the warm-up).
+    public func endFrame() {
+        defer { current.removeAll(keepingCapacity: true); frameCount += 1 }
+        guard frameCount >= warmupFrames else { return }
+        var total: UInt64 = 0
+        for stage in PipelineStage.allCases {
+            let ns = current[stage] ?? 0
+            total &+= ns
+            samples[stage, default: []].append(Double(ns) * 1e-6)
+        }
+        totalSamples.append(Double(total) * 1e-6)
+    }
+
+    private var totalSamples: [Double] = []
+
+    /// Statistics per stage, in pipeline order.
+    public var statistics: [StageStatistics] {
+        PipelineStage.allCases.compactMap { stage in
+            guard let values = samples[stage], !values.isEmpty else { return nil }
+            return StageProfiler.summarize(values, stage: stage)
+        }
+    }
+
+    /// Statistics of the whole pipeline per frame (sum of the stages), or nil before any frame.
+    public var total: StageStatistics? {
+        totalSamples.isEmpty ? nil : StageProfiler.summarize(totalSamples, stage: .decode)
+    }
+
+    static func summarize(_ values: [Double], stage: PipelineStage) -> StageStatistics {
+        let sorted = values.sorted()
+        func quantile(_ q: Double) -> Double {
+            let pos = q * Double(sorted.count - 1)
+            let lo = Int(pos.rounded(.down)), hi = min(lo + 1, sorted.count - 1)
+            return sorted[lo] + (sorted[hi] - sorted[lo]) * (pos - Double(lo))
+        }
+        let sum = sorted.reduce(0, +)
+        return StageStatistics(stage: stage, count: sorted.count, median_ms: quantile(0.5), p90_ms: quantile(0.9),
+                               max_ms: sorted.last ?? 0, mean_ms: sum / Double(sorted.count), total_ms: sum)
+    }
+
+    /// A fixed-width table of the statistics (one line per stage plus the total), for humans.
+    public func table() -> String { StageTable.render(stages: statistics, total: total) }
+}
+
+/// Renders stage statistics as an aligned text table (milliseconds per frame).
+public enum StageTable {
+    public static func render(stages: [StageStatistics], total: StageStatistics?) -> String {
+        func cell(_ s: String, _ width: Int, left: Bool = false) -> String {
+            let pad = String(repeating: " ", count: max(0, width - s.count))
+            return left ? s + pad : pad + s
+        }
+        func ms(_ v: Double) -> String { String(format: "%.3f", v) }
+        var lines = [cell("stage", 12, left: true) + cell("frames", 8) + cell("median ms", 11) + cell("p90 ms", 10)
+                     + cell("max ms", 10) + cell("mean ms", 10)]
+        var rows = stages.map { ($0.stage.rawValue, $0) }
+        if let total { rows.append(("total", total)) }
+        for (name, s) in rows {
+            lines.append(cell(name, 12, left: true) + cell(String(s.count), 8) + cell(ms(s.median_ms), 11)
+                         + cell(ms(s.p90_ms), 10) + cell(ms(s.max_ms), 10) + cell(ms(s.mean_ms), 10))
+        }
+        return lines.joined(separator: "\n")
+    }
+}

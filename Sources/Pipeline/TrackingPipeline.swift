@@ -1,0 +1,248 @@
+import Consumers
+import Estimation
+import Foundation
+import Geometry
+import Imaging
+import Sensors
+import Vision
+import World
+
+/// Settings of one tracking run.
+public struct PipelineOptions: Sendable {
+    /// Track with both cameras (cam0 left, cam1 right) when the dataset has them.
+    public var stereo = false
+    /// Stop after this many seconds of camera data (from the first frame); nil runs to the end.
+    public var maxSeconds: Double?
+    /// Pace the replay like the recording (sleep between frames) instead of running flat out.
+    public var realtime = false
+    /// Frontend settings.
+    public var frontend = FeatureTrackerOptions()
+    /// Estimator settings.
+    public var estimator = EstimatorConfiguration()
+    /// World layer (landmarks, planes, anchors) settings.
+    public var world = WorldOptions()
+    /// Frames excluded from the profile at the start.
+    public var profileWarmupFrames = 10
+
+    public init() {}
+}
+
+/// Progress of a run, reported about once per second of processing.
+public struct PipelineProgress: Sendable {
+    /// Frames processed so far.
+    public var frames: Int
+    /// Frames the run will process in all.
+    public var totalFrames: Int
+    /// Dataset time processed, seconds since the first frame.
+    public var datasetSeconds: Double
+    /// Wall time so far, seconds.
+    public var wallSeconds: Double
+    /// The latest tracking state.
+    public var trackingState: TrackingState
+}
+
+/// What one frame produced, for callers that want more than the stream (tests, benchmarks).
+public struct PipelineFrameResult {
+    /// The frontend's features.
+    public var features: FeatureFrameResult
+    /// The estimator's answer.
+    public var estimate: EstimatorOutput
+    /// The world layer's frame (planes, anchors in view, events).
+    public var world: WorldFrame
+    /// The records streamed for this frame (frame record, anchor events, consumer records).
+    public var records: [any StreamRecord]
+}
+
+/// The outcome of a run.
+public struct PipelineSummary: Sendable {
+    /// Frames processed.
+    public var frames: Int
+    /// Frames per tracking state (by its string form).
+    public var trackingStateCounts: [String: Int]
+    /// Pose of the body in the world at every frame whose estimate is usable (tracking `normal`, or
+    /// `limited` for a reason other than initialising or relocalising).
+    public var bodyTrajectory: [StampedPose]
+    /// Dataset time covered, seconds.
+    public var datasetSeconds: Double
+    /// Wall time of the run, seconds.
+    public var wallSeconds: Double
+    /// Per-stage timing statistics, milliseconds per frame.
+    public var stages: [StageStatistics]
+    /// Whole-pipeline timing statistics per frame.
+    public var total: StageStatistics?
+    /// Time from the first frame to the first `normal` state, seconds; nil if never normal.
+    public var secondsToNormal: Double?
+}
+
+/// Runs a dataset through the whole pipeline: image decode → feature frontend (with gyro-predicted
+/// tracks) → visual-inertial estimator → world layer (landmarks, planes, anchors) → consumers and the
+/// JSON-Lines stream. One instance runs one dataset once.
+public final class TrackingPipeline {
+    public let dataset: ASLDataset
+    public let options: PipelineOptions
+    public let profiler: StageProfiler
+
+    private let tracker: FeatureTracker
+    private let estimator: VIOEstimator
+    private let session: WorldSession
+    private let consumers: [any FrameConsumer]
+    private let writers: [StreamWriter]
+    private let camera: CameraCalibration
+
+    /// A pipeline over `dataset`. Records go to each of `writers` (none: no stream).
+    /// - Throws: `PipelineError.badInput` when the dataset cannot be tracked with these options.
+    public init(dataset: ASLDataset, options: PipelineOptions = PipelineOptions(),
+                consumers: [any FrameConsumer] = [], writers: [StreamWriter] = []) throws {
+        guard let cam0 = dataset.cameras.first else { throw PipelineError.badInput("\(dataset.path): the dataset has no camera") }
+        guard !dataset.imu.samples.isEmpty else { throw PipelineError.badInput("\(dataset.path): the dataset has no IMU samples") }
+        if options.stereo && dataset.cameras.count < 2 {
+            throw PipelineError.badInput("\(dataset.path): --stereo needs cam0 and cam1, but the dataset has only \(dataset.cameras.count) camera")
+        }
+        self.dataset = dataset
+        self.options = options
+        self.camera = cam0.calibration
+        let right = options.stereo ? dataset.cameras[1].calibration : nil
+        do {
+            tracker = try FeatureTracker(camera: cam0.calibration, rightCamera: right, options: options.frontend)
+        } catch {
+            throw PipelineError.badInput("frontend: \(error)")
+        }
+        let cameras = options.stereo ? [cam0.calibration, dataset.cameras[1].calibration] : [cam0.calibration]
+        estimator = VIOEstimator(configuration: options.estimator, cameras: cameras, imu: dataset.imu.calibration)
+        session = WorldSession(options: options.world)
+        self.consumers = consumers
+        self.writers = writers
+        profiler = StageProfiler(warmupFrames: options.profileWarmupFrames)
+    }
+
+    /// Runs to the end of the dataset (or `maxSeconds`).
+    /// - Parameters:
+    ///   - progress: called about once per second of wall time.
+    ///   - onFrame: called after each frame with everything it produced.
+    public func run(progress: ((PipelineProgress) -> Void)? = nil,
+                    onFrame: ((PipelineFrameResult) -> Void)? = nil) throws -> PipelineSummary {
+        let wallStart = DispatchTime.now().uptimeNanoseconds
+        var lastProgress = wallStart
+        let frames = dataset.cameras[0].frames
+        guard let firstFrameT = frames.first?.t_ns else { throw PipelineError.badInput("\(dataset.path): cam0 has no images") }
+        let endT: TimestampNs = options.maxSeconds.map { firstFrameT + Time.nanoseconds($0) } ?? TimestampNs.max
+        let totalFrames = frames.lazy.filter { $0.t_ns <= endT }.count
+
+        var frameCount = 0
+        var stateCounts: [String: Int] = [:]
+        var trajectory: [StampedPose] = []
+        var lastState = TrackingState.notAvailable
+        var firstNormalT: TimestampNs?
+        var recentImu: [ImuSample] = []
+        var lastFrameT: TimestampNs?
+
+        for event in dataset.events(stereo: options.stereo) {
+            if event.t_ns > endT { break }
+            let left: CameraFrameRef, right: CameraFrameRef?
+            switch event {
+            case .imu(let sample):
+                profiler.measure(.propagation) { estimator.addImu(sample) }
+                recentImu.append(sample)
+                continue
+            case .frame(let cameraIndex, let ref):
+                guard cameraIndex == 0 else { continue }
+                left = ref; right = nil
+            case .stereoFrame(let l, let r):
+                left = l; right = options.stereo ? r : nil
+            }
+            if options.realtime { pace(datasetT: left.t_ns - firstFrameT, wallStart: wallStart) }
+
+            let images = try profiler.measure(.decode) { () throws -> (GrayImage, GrayImage?) in
+                (try loadImage(left), try right.map(loadImage))
+            }
+            // Gyro samples spanning the interval since the previous frame predict the tracks' motion.
+            let gyro = recentImu
+            if let t0 = lastFrameT { recentImu.removeAll { $0.t_ns < t0 - 20_000_000 } }
+            let features = try profiler.measure(.frontend) {
+                try tracker.track(images.0, right: images.1, t_ns: left.t_ns, gyroSamples: lastFrameT == nil ? [] : gyro)
+            }
+            lastFrameT = left.t_ns
+            // Keep only samples near this frame for the next interval.
+            recentImu.removeAll { $0.t_ns < left.t_ns - 20_000_000 }
+
+            let featureFrame = FeatureFrame(
+                t_ns: left.t_ns,
+                observations: features.features.map {
+                    FeatureObservation(id: $0.id, camera: 0, normalized: $0.normalized, rightNormalized: $0.rightNormalized)
+                },
+                imageDisparityPx: features.meanDisparityPx)
+            let estimate = profiler.measure(.update) { estimator.addFrame(featureFrame) }
+
+            let stateString = estimate.trackingState.description
+            let worldInput = WorldFrameInput(
+                t_ns: left.t_ns, isTrackingNormal: estimate.trackingState == .normal, trackingState: stateString,
+                T_W_C: estimate.T_W_C, T_W_B: estimate.T_W_B, camera: camera,
+                landmarks: estimate.landmarks.map { LandmarkInput(id: $0.id, p_W: $0.p_W, std_m: $0.std_m) },
+                featureCount: features.features.count, image: images.0)
+            let worldFrame = profiler.measure(.planes) { session.process(worldInput) }
+
+            let records = try profiler.measure(.consumers) { () throws -> [any StreamRecord] in
+                var records: [any StreamRecord] = [FrameRecord(worldFrame)]
+                records += worldFrame.events.map(AnchorEventRecord.init)
+                for consumer in consumers { records += try consumer.consume(worldFrame) }
+                for writer in writers { try writer.write(records) }
+                return records
+            }
+            profiler.endFrame()
+
+            frameCount += 1
+            stateCounts[stateString, default: 0] += 1
+            lastState = estimate.trackingState
+            if estimate.trackingState == .normal && firstNormalT == nil { firstNormalT = left.t_ns }
+            if TrackingPipeline.isUsable(estimate.trackingState) {
+                trajectory.append(StampedPose(t_ns: left.t_ns, pose: estimate.T_W_B))
+            }
+            onFrame?(PipelineFrameResult(features: features, estimate: estimate, world: worldFrame, records: records))
+
+            let now = DispatchTime.now().uptimeNanoseconds
+            if let progress, now - lastProgress > 1_000_000_000 {
+                lastProgress = now
+                progress(PipelineProgress(frames: frameCount, totalFrames: totalFrames,
+                                          datasetSeconds: Time.seconds(left.t_ns - firstFrameT),
+                                          wallSeconds: Double(now - wallStart) * 1e-9, trackingState: lastState))
+            }
+        }
+        let finalRecords = try consumers.flatMap { try $0.finish() }
+        for writer in writers { try writer.write(finalRecords) }
+
+        let wall = Double(DispatchTime.now().uptimeNanoseconds - wallStart) * 1e-9
+        let lastT = trajectory.last?.t_ns ?? firstFrameT
+        return PipelineSummary(frames: frameCount, trackingStateCounts: stateCounts, bodyTrajectory: trajectory,
+                               datasetSeconds: Time.seconds(max(lastT, frames.prefix(totalFrames).last?.t_ns ?? firstFrameT) - firstFrameT),
+                               wallSeconds: wall, stages: profiler.statistics, total: profiler.total,
+                               secondsToNormal: firstNormalT.map { Time.seconds($0 - firstFrameT) })
+    }
+
+    /// True for states whose pose is worth writing to a trajectory file.
+    public static func isUsable(_ state: TrackingState) -> Bool {
+        switch state {
+        case .normal: return true
+        case .notAvailable: return false
+        case .limited(let reason): return reason == .excessiveMotion || reason == .insufficientFeatures
+        }
+    }
+
+    private func loadImage(_ ref: CameraFrameRef) throws -> GrayImage {
+        do { return try ref.loadImage() } catch { throw PipelineError.badInput("\(ref.path): \(error)") }
+    }
+
+    private func pace(datasetT: TimestampNs, wallStart: UInt64) {
+        let due = wallStart + UInt64(max(0, datasetT))
+        let now = DispatchTime.now().uptimeNanoseconds
+        if due > now { usleep(UInt32(min(UInt64(UInt32.max), (due - now) / 1000))) }
+    }
+}
+
+/// Errors of a pipeline run.
+public enum PipelineError: Error, CustomStringConvertible {
+    /// The dataset or options cannot be used.
+    case badInput(String)
+    public var description: String {
+        switch self { case .badInput(let m): return m }
+    }
+}

@@ -1,0 +1,131 @@
+import Foundation
+import Geometry
+import Sensors
+
+/// A landmark in the world map: a fused position with uncertainty and bookkeeping.
+public struct MapLandmark: Equatable, Sendable {
+    /// Estimator feature id.
+    public var id: Int
+    /// Fused position in W, metres (running average weighted by 1/σ²).
+    public var p_W: Vec3
+    /// 1-σ uncertainty, metres: the smallest σ reported for this landmark. Repeated reports of the same
+    /// landmark by a filter are correlated, so σ is deliberately not shrunk by √n.
+    public var std_m: Double
+    /// Sum of the weights 1/σ² (m⁻²) of the fused reports.
+    public var weight: Double
+    /// Number of reports fused.
+    public var observations: Int
+    /// Time of the first and of the latest report, ns.
+    public var firstSeen_ns: TimestampNs, lastSeen_ns: TimestampNs
+}
+
+/// An axis-aligned box in the world frame, metres.
+public struct WorldBox: Equatable, Sendable {
+    /// Lower and upper corners (inclusive).
+    public var min: Vec3, max: Vec3
+    /// A box from its corners.
+    public init(min: Vec3, max: Vec3) { self.min = min; self.max = max }
+    /// True when `p` is inside (borders included).
+    public func contains(_ p: Vec3) -> Bool {
+        p.x >= min.x && p.y >= min.y && p.z >= min.z && p.x <= max.x && p.y <= max.y && p.z <= max.z
+    }
+}
+
+/// The landmark map: points with uncertainty merged by id, bounded in memory.
+///
+/// Reports for a known id are fused by a running average weighted by 1/σ². A report farther than
+/// `reassociationGate` σ from the fused point replaces it (the estimator re-triangulated the feature).
+/// When the map holds more than `capacity` landmarks the least recently seen are culled down to
+/// 90 % of capacity; landmarks not seen for `maxAge_ns` (if set) are dropped as stale.
+public struct LandmarkMap: Sendable {
+    /// Maximum number of landmarks kept.
+    public var capacity: Int
+    /// Landmarks not seen for this long (ns) are dropped; `nil` keeps them until the capacity is reached.
+    public var maxAge_ns: TimestampNs?
+    /// Reports with σ above this (metres) are ignored.
+    public var maxInputStd_m: Double
+    /// Gate in combined σ beyond which a report replaces the fused position instead of averaging.
+    public var reassociationGate: Double = 5
+
+    private var byId: [Int: MapLandmark] = [:]
+
+    /// An empty map.
+    public init(capacity: Int = 20_000, maxAge_ns: TimestampNs? = nil, maxInputStd_m: Double = 0.25) {
+        self.capacity = max(1, capacity); self.maxAge_ns = maxAge_ns; self.maxInputStd_m = maxInputStd_m
+    }
+
+    /// Number of landmarks held.
+    public var count: Int { byId.count }
+    /// All landmarks (unordered).
+    public var all: [MapLandmark] { Array(byId.values) }
+    /// The landmark with this id, if held.
+    public func landmark(id: Int) -> MapLandmark? { byId[id] }
+
+    /// Fuses the reports of one frame taken at `t_ns`, then culls stale and excess landmarks.
+    /// Non-finite positions and σ ≤ 0 or above `maxInputStd_m` are ignored.
+    public mutating func integrate(_ reports: [LandmarkInput], at t_ns: TimestampNs) {
+        for r in reports {
+            guard r.p_W.isFinite, r.std_m.isFinite, r.std_m > 0, r.std_m <= maxInputStd_m else { continue }
+            let w = 1 / (r.std_m * r.std_m)
+            if var l = byId[r.id] {
+                let gate = reassociationGate * (l.std_m * l.std_m + r.std_m * r.std_m).squareRoot()
+                if (r.p_W - l.p_W).norm > gate {
+                    l.p_W = r.p_W; l.std_m = r.std_m; l.weight = w; l.observations = 1
+                } else {
+                    l.p_W = (l.weight * l.p_W + w * r.p_W) / (l.weight + w)
+                    l.weight += w
+                    l.std_m = Swift.min(l.std_m, r.std_m)
+                    l.observations += 1
+                }
+                l.lastSeen_ns = t_ns
+                byId[r.id] = l
+            } else {
+                byId[r.id] = MapLandmark(id: r.id, p_W: r.p_W, std_m: r.std_m, weight: w, observations: 1,
+                                         firstSeen_ns: t_ns, lastSeen_ns: t_ns)
+            }
+        }
+        cull(now: t_ns)
+    }
+
+    /// Drops stale landmarks and, above capacity, the least recently seen ones.
+    public mutating func cull(now t_ns: TimestampNs) {
+        if let maxAge = maxAge_ns {
+            byId = byId.filter { t_ns - $0.value.lastSeen_ns <= maxAge }
+        }
+        if byId.count > capacity {
+            let keep = Swift.max(1, capacity * 9 / 10)
+            let sorted = byId.values.sorted { ($0.lastSeen_ns, $0.id) > ($1.lastSeen_ns, $1.id) }
+            byId = Dictionary(uniqueKeysWithValues: sorted.prefix(keep).map { ($0.id, $0) })
+        }
+    }
+
+    /// Removes every landmark.
+    public mutating func removeAll() { byId.removeAll() }
+
+    /// Landmarks inside a world box, sorted by id.
+    public func landmarks(in box: WorldBox) -> [MapLandmark] {
+        byId.values.filter { box.contains($0.p_W) }.sorted { $0.id < $1.id }
+    }
+
+    /// Landmarks within `radius` metres of `center` (world), sorted by id.
+    public func landmarks(near center: Vec3, radius: Double) -> [MapLandmark] {
+        let r2 = radius * radius
+        return byId.values.filter { ($0.p_W - center).squaredNorm <= r2 }.sorted { $0.id < $1.id }
+    }
+
+    /// Landmarks whose direction from `origin` is within `maxAngle` radians of the unit `direction`,
+    /// in front of the origin (beyond `minDistance` metres), sorted by angle.
+    public func landmarks(nearRayFrom origin: Vec3, direction: Vec3, maxAngle: Double,
+                          minDistance: Double = 0.05) -> [(landmark: MapLandmark, angle: Double)] {
+        let cosMax = cos(maxAngle)
+        var out: [(MapLandmark, Double)] = []
+        for l in byId.values {
+            let v = l.p_W - origin
+            let d = v.norm
+            guard d > minDistance else { continue }
+            let c = v.dot(direction) / d
+            if c >= cosMax { out.append((l, acos(Swift.min(1, c)))) }
+        }
+        return out.sorted { ($0.1, $0.0.id) < ($1.1, $1.0.id) }.map { (landmark: $0.0, angle: $0.1) }
+    }
+}

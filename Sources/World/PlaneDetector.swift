@@ -1,0 +1,367 @@
+import Foundation
+import Geometry
+
+/// A plane found in one pass over the landmark map, before it is matched to the tracked planes.
+public struct PlaneCandidate: Equatable, Sendable {
+    /// Horizontal or vertical.
+    public var alignment: PlaneAlignment
+    /// Unit normal in W (world +z for horizontal candidates).
+    public var normal_W: Vec3
+    /// Offset along the normal (`n·p`), metres: the height for horizontal candidates.
+    public var offset_m: Double
+    /// 1-σ uncertainty of the offset, metres.
+    public var offsetStd_m: Double
+    /// Supporting landmark positions, world.
+    public var points: [Vec3]
+}
+
+/// Tuning of the plane detector; defaults suit hand-held or drone VIO indoors (landmark σ ≈ 1–3 cm).
+public struct PlaneDetectorOptions: Equatable, Sendable {
+    /// Landmarks with σ above this are ignored, metres.
+    public var maxLandmarkStd_m: Double = 0.05
+    /// Minimum supporting landmarks for a plane.
+    public var minPoints: Int = 15
+    /// Height histogram bin, metres.
+    public var binSize_m: Double = 0.01
+    /// Smallest half-width of the inlier band around a plane, metres (the band is max(this, 2.5 × median σ)).
+    public var minBand_m: Double = 0.02
+    /// Peaks closer than this in height are treated as one, metres.
+    public var minPeakSeparation_m: Double = 0.06
+    /// Grid cell for the x-y connected components, metres: gaps wider than about this split planes.
+    public var componentCell_m: Double = 0.3
+    /// Upper bound of the adaptive grid cell used when landmarks are sparse, metres.
+    public var maxComponentCell_m: Double = 1.0
+    /// Both sides of a plane's enclosing rectangle must be at least this, metres.
+    public var minSide_m: Double = 0.12
+    /// Largest tilt of a horizontal plane's landmarks (e.g. from a small gravity error) still followed when
+    /// selecting its inliers, degrees.
+    public var maxTilt_deg: Double = 3
+    /// Detect vertical (wall) planes as well.
+    public var detectVertical: Bool = true
+    /// Minimum vertical span of a wall's points, metres.
+    public var minWallHeight_m: Double = 0.4
+
+    /// Default options.
+    public init() {}
+}
+
+/// Finds gravity-aligned planes in a landmark map.
+///
+/// Horizontal planes: a 1-cm histogram of landmark heights is smoothed with a Gaussian of the landmarks'
+/// median σ; each local peak with enough support is refined robustly (median start, then inliers within the
+/// band re-selected and averaged with weights 1/σ², three times), and its inliers are split into x-y
+/// connected components on a coarse grid. Each component large enough in count and in both sides of its
+/// enclosing rectangle is a candidate. Vertical planes: RANSAC on 2-D lines in x-y over the points not
+/// explained by horizontal planes, refined by a least-squares fit, then split the same way.
+public struct PlaneDetector: Sendable {
+    /// Tuning.
+    public var options: PlaneDetectorOptions
+
+    /// A detector with the given options.
+    public init(options: PlaneDetectorOptions = PlaneDetectorOptions()) { self.options = options }
+
+    /// All candidates (horizontal first, each group ordered by support, largest first).
+    public func detect(_ landmarks: [MapLandmark]) -> [PlaneCandidate] {
+        let pts = landmarks.filter { $0.std_m <= options.maxLandmarkStd_m }.sorted { $0.id < $1.id }
+        guard pts.count >= options.minPoints else { return [] }
+        let band = max(options.minBand_m, 2.5 * Self.median(pts.map(\.std_m)))
+        let levels = horizontalLevels(pts, band: band)
+        func inBand(_ p: MapLandmark) -> Bool { levels.contains { abs(p.p_W.z - $0) <= band } }
+        guard options.detectVertical else { return horizontalCandidates(pts, levels: levels, band: band) }
+        // Walls are searched among the landmarks off the horizontal levels (so floor and table points never
+        // make a "wall"), then their landmarks inside the horizontal bands are removed (so a wall's slice at a
+        // table's height never makes a thin or L-shaped "table").
+        let vertical = detectVertical(pts.filter { !inBand($0) }, band: band)
+        let walls = vertical.map { c -> (n: Vec3, d: Double, rot: SO3, lo: Double, hi: Double) in
+            let rot = PlaneAnchor.frameRotation(normal: c.normal_W)
+            let xs = c.points.map { rot.inverse.act($0).x }
+            return (c.normal_W, c.offset_m, rot, xs.min() ?? 0, xs.max() ?? 0)
+        }
+        let horizontalPts = pts.filter { p in
+            levels.contains { abs(p.p_W.z - $0) <= 3 * band } && !walls.contains { w in
+                let x = w.rot.inverse.act(p.p_W).x
+                return abs(w.n.dot(p.p_W) - w.d) <= band && x >= w.lo - band && x <= w.hi + band
+            }
+        }
+        return horizontalCandidates(horizontalPts, levels: levels, band: band) + vertical
+    }
+
+    /// Median of a non-empty array.
+    static func median(_ v: [Double]) -> Double {
+        let s = v.sorted()
+        return s.count % 2 == 1 ? s[s.count / 2] : (s[s.count / 2 - 1] + s[s.count / 2]) / 2
+    }
+
+    // MARK: Horizontal
+
+    /// Heights of horizontal planes: robust peaks of the landmark height histogram.
+    func horizontalLevels(_ pts: [MapLandmark], band: Double) -> [Double] {
+        let medStd = Self.median(pts.map(\.std_m))
+        let zs = pts.map(\.p_W.z)
+        // Keep the histogram bounded: heights farther than 50 m from the median are ignored.
+        let zMed = Self.median(zs)
+        let zLo = max(zs.min() ?? 0, zMed - 50), zHi = min(zs.max() ?? 0, zMed + 50)
+        let bin = options.binSize_m
+        let nBins = Int(((zHi - zLo) / bin).rounded(.down)) + 1
+        var hist = [Double](repeating: 0, count: nBins)
+        for z in zs where z >= zLo && z <= zHi { hist[min(nBins - 1, Int((z - zLo) / bin))] += 1 }
+        // Gaussian smoothing with σ = the landmarks' median σ (at least one bin).
+        let sBins = max(1.0, medStd / bin)
+        let r = Int((3 * sBins).rounded(.up))
+        let kernel = (-r...r).map { exp(-0.5 * Double($0 * $0) / (sBins * sBins)) }
+        var smooth = [Double](repeating: 0, count: nBins)
+        for i in 0..<nBins {
+            var s = 0.0
+            for k in -r...r where i + k >= 0 && i + k < nBins { s += kernel[k + r] * hist[i + k] }
+            smooth[i] = s
+        }
+        var peaks: [Int] = []
+        for i in 0..<nBins where smooth[i] > 0 {
+            let left = i > 0 ? smooth[i - 1] : 0, right = i + 1 < nBins ? smooth[i + 1] : 0
+            if smooth[i] >= left && smooth[i] > right { peaks.append(i) }
+        }
+        peaks.sort { (smooth[$0], -$0) > (smooth[$1], -$1) }
+        // Prefix sums of the raw histogram: a peak's support is checked in O(1) before any per-point work.
+        var cumulative = [0.0]
+        cumulative.reserveCapacity(nBins + 1)
+        for c in hist { cumulative.append(cumulative[cumulative.count - 1] + c) }
+        let halfBins = Int((band / bin).rounded(.up))
+        // Landmarks sorted by height: a band's inliers are a contiguous range found by binary search.
+        let order = zs.indices.sorted { zs[$0] < zs[$1] }
+        let sortedZ = order.map { zs[$0] }
+        func bandMembers(around h: Double) -> ArraySlice<Int> {
+            order[lowerBound(sortedZ, h - band)..<lowerBound(sortedZ, h + band + 1e-12)]
+        }
+        var accepted: [Double] = []
+        for p in peaks {
+            let support = cumulative[min(nBins, p + halfBins + 1)] - cumulative[max(0, p - halfBins)]
+            guard support >= Double(options.minPoints) else { continue }
+            let h0 = zLo + (Double(p) + 0.5) * bin
+            if accepted.contains(where: { abs($0 - h0) < options.minPeakSeparation_m }) { continue }
+            var inliers = bandMembers(around: h0)
+            guard inliers.count >= options.minPoints else { continue }
+            var h = Self.median(inliers.map { zs[$0] })
+            for _ in 0..<3 {
+                inliers = bandMembers(around: h)
+                guard !inliers.isEmpty else { break }
+                h = weightedMean(inliers.map { pts[$0] }).z
+            }
+            guard inliers.count >= options.minPoints else { continue }
+            if accepted.contains(where: { abs($0 - h) < options.minPeakSeparation_m }) { continue }
+            accepted.append(h)
+        }
+        return accepted
+    }
+
+    /// Horizontal candidates: per level (strongest first), its landmarks split into x-y connected components.
+    ///
+    /// A level's inliers are chosen against a least-squares plane `z = a·x + b·y + c` refitted three times to them
+    /// (from a 3 × wider band), so a floor that the estimator sees slightly tilted (up to `maxTilt_deg`, e.g. a
+    /// small gravity error) is not cut into rings; the reported plane stays gravity-aligned at the inliers'
+    /// weighted mean height. Landmarks claimed by one level are not reused by the next.
+    func horizontalCandidates(_ pts: [MapLandmark], levels: [Double], band: Double) -> [PlaneCandidate] {
+        var candidates: [PlaneCandidate] = []
+        var claimed = [Bool](repeating: false, count: pts.count)
+        // Sorted by height, so each level's wide band is a contiguous range (binary search).
+        let order = pts.indices.sorted { pts[$0].p_W.z < pts[$1].p_W.z }
+        let sortedZ = order.map { pts[$0].p_W.z }
+        for level in levels {
+            let range = lowerBound(sortedZ, level - 3 * band)..<lowerBound(sortedZ, level + 3 * band + 1e-12)
+            let wide = order[range].filter { !claimed[$0] }
+            var inliers = wide.filter { abs(pts[$0].p_W.z - level) <= band }
+            guard inliers.count >= options.minPoints else { continue }
+            for _ in 0..<3 {
+                guard let tilted = tiltedFit(inliers.map { pts[$0] }) else { break }
+                let next = wide.filter { abs(pts[$0].p_W.z - tilted(pts[$0].p_W)) <= band }
+                guard next.count >= options.minPoints else { break }
+                inliers = next
+            }
+            for i in inliers { claimed[i] = true }
+            let comps = components(inliers.map { pts[$0] }, indices: inliers, adaptive: true) { Vec2($0.x, $0.y) }
+            for comp in comps {
+                let members = dropIsolated(comp.map { pts[$0] }) { Vec2($0.x, $0.y) }
+                guard members.count >= options.minPoints else { continue }
+                let hull = PlaneGeometry2D.convexHull(members.map { Vec2($0.p_W.x, $0.p_W.y) })
+                let rect = PlaneGeometry2D.minimumAreaRectangle(hull)
+                guard min(rect.width, rect.length) >= options.minSide_m else { continue }
+                let (hc, sc) = offsetAndStd(members) { $0.z }
+                candidates.append(PlaneCandidate(alignment: .horizontal, normal_W: Vec3(0, 0, 1), offset_m: hc,
+                                                 offsetStd_m: sc, points: members.map(\.p_W)))
+            }
+        }
+        candidates.sort { $0.points.count > $1.points.count }
+        return candidates
+    }
+
+    /// Index of the first element of the ascending array `a` that is ≥ `x`.
+    func lowerBound(_ a: [Double], _ x: Double) -> Int {
+        var lo = 0, hi = a.count
+        while lo < hi { let mid = (lo + hi) / 2; if a[mid] < x { lo = mid + 1 } else { hi = mid } }
+        return lo
+    }
+
+    /// A weighted least-squares plane `z = a·x + b·y + c` through the landmarks, as a function giving the plane's
+    /// z at a point's x-y; `nil` when degenerate or tilted more than `maxTilt_deg`.
+    func tiltedFit(_ l: [MapLandmark]) -> ((Vec3) -> Double)? {
+        guard l.count >= 3 else { return nil }
+        let mean = weightedMean(l)
+        var ata = Mat3.zero, atb = Vec3.zero
+        for m in l {
+            let w = 1 / (m.std_m * m.std_m)
+            let row = Vec3(m.p_W.x - mean.x, m.p_W.y - mean.y, 1)
+            ata = ata + w * Mat3.outer(row, row)
+            atb += (w * (m.p_W.z - mean.z)) * row
+        }
+        guard abs(ata.determinant) > 1e-12 * max(1, ata.maxAbs * ata.maxAbs * ata.maxAbs) else { return nil }
+        let abc = ata.inverse * atb
+        guard Vec2(abc.x, abc.y).norm <= tan(options.maxTilt_deg * Double.pi / 180) else { return nil }
+        return { p in mean.z + abc.z + abc.x * (p.x - mean.x) + abc.y * (p.y - mean.y) }
+    }
+
+    /// The 1/σ²-weighted mean position.
+    func weightedMean(_ l: [MapLandmark]) -> Vec3 {
+        var s = Vec3.zero, w = 0.0
+        for m in l { let wi = 1 / (m.std_m * m.std_m); s += wi * m.p_W; w += wi }
+        return s / w
+    }
+
+    /// Weighted mean of `value` over the landmarks and its standard error (scatter / √n, at least 1 mm).
+    func offsetAndStd(_ l: [MapLandmark], _ value: (Vec3) -> Double) -> (Double, Double) {
+        var s = 0.0, w = 0.0
+        for m in l { let wi = 1 / (m.std_m * m.std_m); s += wi * value(m.p_W); w += wi }
+        let mean = s / w
+        var v = 0.0
+        for m in l { let wi = 1 / (m.std_m * m.std_m); v += wi * pow(value(m.p_W) - mean, 2) }
+        let scatter = (v / w).squareRoot()
+        return (mean, max(0.001, scatter / Double(l.count).squareRoot()))
+    }
+
+    /// Removes landmarks that have no neighbour within 2 × the component's mean spacing (√(hull area / n),
+    /// at least 10 cm) in a 2-D projection: stray points (outliers, a wall's slice) that joined a component
+    /// through the coarse grid would otherwise stretch its boundary.
+    func dropIsolated(_ l: [MapLandmark], project: (Vec3) -> Vec2) -> [MapLandmark] {
+        guard l.count >= 3 else { return l }
+        let q = l.map { project($0.p_W) }
+        let spacing = (PlaneGeometry2D.area(PlaneGeometry2D.convexHull(q)) / Double(l.count)).squareRoot()
+        // For uniformly scattered points P(nearest neighbour > 2 × spacing) = e^(−4π) ≈ 4e-6.
+        let r = max(0.1, 2 * spacing)
+        var grid: [SIMD2<Int>: [Int]] = [:]
+        func key(_ p: Vec2) -> SIMD2<Int> { SIMD2<Int>(Int((p.x / r).rounded(.down)), Int((p.y / r).rounded(.down))) }
+        for (i, p) in q.enumerated() { grid[key(p), default: []].append(i) }
+        return l.indices.filter { i in
+            let k = key(q[i])
+            for dx in -1...1 { for dy in -1...1 {
+                for j in grid[SIMD2<Int>(k.x + dx, k.y + dy)] ?? [] where j != i && (q[j] - q[i]).norm <= r { return true }
+            } }
+            return false
+        }.map { l[$0] }
+    }
+
+    /// Groups landmarks into 8-connected components of occupied grid cells in a 2-D projection.
+    /// Returns the original `indices` of each component, largest first.
+    func components(_ l: [MapLandmark], indices: [Int], adaptive: Bool, project: (Vec3) -> Vec2) -> [[Int]] {
+        let q2 = l.map { project($0.p_W) }
+        // Sparse maps (early in a session) get a coarser grid: about 1.5 × the mean landmark spacing, so a
+        // plane seen with few landmarks is not shattered; dense maps use `componentCell_m`.
+        var lo = Vec2(Double.infinity, .infinity), hi = -lo
+        for q in q2 { lo = Vec2(min(lo.x, q.x), min(lo.y, q.y)); hi = Vec2(max(hi.x, q.x), max(hi.y, q.y)) }
+        let spacing = q2.isEmpty ? 0 : (max(0, (hi.x - lo.x) * (hi.y - lo.y)) / Double(q2.count)).squareRoot()
+        let cell = adaptive ? min(max(options.componentCell_m, 1.5 * spacing), options.maxComponentCell_m) : options.componentCell_m
+        var cells: [SIMD2<Int>: [Int]] = [:]
+        for (k, q) in q2.enumerated() {
+            let key = SIMD2<Int>(Int((q.x / cell).rounded(.down)), Int((q.y / cell).rounded(.down)))
+            cells[key, default: []].append(indices[k])
+        }
+        var seen = Set<SIMD2<Int>>()
+        var out: [[Int]] = []
+        for start in cells.keys.sorted(by: { ($0.x, $0.y) < ($1.x, $1.y) }) where !seen.contains(start) {
+            var stack = [start]; seen.insert(start)
+            var comp: [Int] = []
+            while let c = stack.popLast() {
+                comp += cells[c] ?? []
+                for dx in -1...1 { for dy in -1...1 {
+                    let n = SIMD2<Int>(c.x + dx, c.y + dy)
+                    if cells[n] != nil && !seen.contains(n) { seen.insert(n); stack.append(n) }
+                } }
+            }
+            out.append(comp.sorted())
+        }
+        return out.sorted { ($0.count, -($0.first ?? 0)) > ($1.count, -($1.first ?? 0)) }
+    }
+
+    // MARK: Vertical
+
+    func detectVertical(_ pts: [MapLandmark], band: Double) -> [PlaneCandidate] {
+        var remaining = pts
+        var out: [PlaneCandidate] = []
+        var rng = SplitMix64(seed: 0x5EED)
+        for _ in 0..<6 {
+            guard remaining.count >= options.minPoints else { break }
+            // RANSAC on lines in x-y: a wall is a line of landmarks seen from above.
+            let xy = remaining.map { Vec2($0.p_W.x, $0.p_W.y) }
+            // Score hypotheses on at most ~800 points (evenly strided) to bound the cost.
+            let stride = max(1, xy.count / 800)
+            let sample = Swift.stride(from: 0, to: xy.count, by: stride).map { xy[$0] }
+            var best: (score: Int, n: Vec2, c: Double) = (0, Vec2(1, 0), 0)
+            for _ in 0..<120 {
+                let a = xy[Int(rng.next() % UInt64(xy.count))], b = xy[Int(rng.next() % UInt64(xy.count))]
+                let d = b - a
+                guard d.norm > 0.2 else { continue }
+                let n = Vec2(-d.y, d.x) / d.norm
+                let c = n.dot(a)
+                let score = sample.reduce(0) { $0 + (abs(n.dot($1) - c) <= band ? 1 : 0) }
+                if score > best.score { best = (score, n, c) }
+            }
+            var n2 = best.n, c = best.c
+            var inliers = xy.indices.filter { abs(n2.dot(xy[$0]) - c) <= band }
+            guard best.score > 0, inliers.count >= options.minPoints else { break }
+            // Least-squares refinement: the normal is the minor principal direction of the inliers in x-y.
+            for _ in 0..<3 {
+                let mean = inliers.reduce(Vec2.zero) { $0 + xy[$1] } / Double(inliers.count)
+                var sxx = 0.0, sxy = 0.0, syy = 0.0
+                for i in inliers { let q = xy[i] - mean; sxx += q.x * q.x; sxy += q.x * q.y; syy += q.y * q.y }
+                let theta = 0.5 * atan2(2 * sxy, sxx - syy) // major axis angle
+                n2 = Vec2(-sin(theta), cos(theta))
+                c = n2.dot(mean)
+                let next = xy.indices.filter { abs(n2.dot(xy[$0]) - c) <= band }
+                if next.count < options.minPoints { break }
+                inliers = next
+            }
+            let members = inliers.map { remaining[$0] }
+            let n = Vec3(n2.x, n2.y, 0)
+            let rot = PlaneAnchor.frameRotation(normal: n)
+            let inv = rot.inverse
+            let comps = components(members, indices: Array(members.indices), adaptive: true) { p in
+                let q = inv.act(p); return Vec2(q.x, q.y)
+            }
+            for comp in comps where comp.count >= options.minPoints {
+                let m = dropIsolated(comp.map { members[$0] }) { p in let q = inv.act(p); return Vec2(q.x, q.y) }
+                guard m.count >= options.minPoints else { continue }
+                let zs = m.map(\.p_W.z)
+                guard (zs.max() ?? 0) - (zs.min() ?? 0) >= options.minWallHeight_m else { continue }
+                let local = m.map { p -> Vec2 in let q = inv.act(p.p_W); return Vec2(q.x, q.y) }
+                let rect = PlaneGeometry2D.minimumAreaRectangle(PlaneGeometry2D.convexHull(local))
+                guard min(rect.width, rect.length) >= options.minSide_m else { continue }
+                let (off, sd) = offsetAndStd(m) { n.dot($0) }
+                out.append(PlaneCandidate(alignment: .vertical, normal_W: n, offset_m: off, offsetStd_m: sd,
+                                          points: m.map(\.p_W)))
+            }
+            let drop = Set(inliers)
+            remaining = remaining.indices.filter { !drop.contains($0) }.map { remaining[$0] }
+        }
+        return out
+    }
+}
+
+/// A small deterministic random generator (SplitMix64) so detection is repeatable.
+struct SplitMix64 {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}

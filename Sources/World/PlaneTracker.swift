@@ -1,0 +1,229 @@
+import Foundation
+import Geometry
+import Sensors
+
+/// A change to a plane found by the tracker.
+public enum PlaneChange: Equatable, Sendable {
+    /// A new plane.
+    case added(PlaneAnchor)
+    /// A plane refined (height, boundary, extent or classification changed).
+    case updated(PlaneAnchor)
+    /// A plane removed; `mergedInto` names the plane that absorbed it, if any.
+    case removed(PlaneAnchor, mergedInto: String?)
+}
+
+/// Tuning of plane tracking (matching candidates to planes, merging, classification).
+public struct PlaneTrackerOptions: Equatable, Sendable {
+    /// A candidate matches a plane when their offsets differ by at most max(this, 3 σ), metres.
+    public var matchOffset_m: Double = 0.05
+    /// … and their boundaries are at most this far apart, metres.
+    public var matchDistance_m: Double = 0.3
+    /// Two planes merge when their offsets differ by at most this, metres …
+    public var mergeOffset_m: Double = 0.04
+    /// … and their boundaries touch (are at most this far apart), metres.
+    public var mergeDistance_m: Double = 0.05
+    /// A horizontal plane needs at least this area to be the floor, m².
+    public var floorMinArea_m2: Double = 0.5
+    /// A horizontal plane more than this above the camera is a ceiling, metres.
+    public var ceilingAboveCamera_m: Double = 0.2
+    /// An `updated` change is reported when the offset moves by more than this, metres …
+    public var updateOffset_m: Double = 0.001
+    /// … or the area changes by more than this fraction.
+    public var updateAreaFraction: Double = 0.01
+    /// A refinement whose candidate holds at least this fraction of the plane's landmarks replaces the boundary
+    /// (instead of growing it).
+    public var boundaryRefitFraction: Double = 0.8
+    /// Default options.
+    public init() {}
+}
+
+/// Tracks planes over time: matches each detection pass's candidates to known planes, grows, refines
+/// and merges them, classifies them, and reports the changes. Ids are `plane-1`, `plane-2`, … in order.
+public struct PlaneTracker: Sendable {
+    /// Tuning.
+    public var options: PlaneTrackerOptions
+    /// Planes in order of creation.
+    public private(set) var planes: [PlaneAnchor] = []
+    private var nextId = 1
+
+    /// An empty tracker.
+    public init(options: PlaneTrackerOptions = PlaneTrackerOptions()) { self.options = options }
+
+    /// The plane with this id.
+    public func plane(id: String) -> PlaneAnchor? { planes.first { $0.id == id } }
+
+    /// Integrates one detection pass made at `t_ns` with the camera at `cameraPosition_W` (world, metres).
+    /// Vertical planes get the normal that faces the camera when they are first seen.
+    public mutating func update(with detected: [PlaneCandidate], at t_ns: TimestampNs,
+                                cameraPosition_W: Vec3) -> [PlaneChange] {
+        let cameraHeight_m = cameraPosition_W.z
+        let candidates = detected.map { c -> PlaneCandidate in
+            var c = c
+            if c.alignment == .vertical && c.normal_W.dot(cameraPosition_W) - c.offset_m < 0 {
+                c.normal_W = -c.normal_W; c.offset_m = -c.offset_m
+            }
+            return c
+        }
+        let before = Dictionary(uniqueKeysWithValues: planes.map { ($0.id, $0) })
+        var removed: [(PlaneAnchor, String)] = []
+        var added = Set<String>()
+        for c in candidates {
+            let matches = planes.indices.filter { matchesCandidate(planes[$0], c) }
+            if matches.isEmpty {
+                let p = makePlane(c, at: t_ns)
+                planes.append(p); added.insert(p.id)
+                continue
+            }
+            let primary = matches[0] // oldest
+            refine(&planes[primary], with: c, at: t_ns)
+            for other in matches.dropFirst().reversed() {
+                let absorbed = planes[other]
+                absorb(absorbed, into: &planes[primary], at: t_ns)
+                removed.append((absorbed, planes[primary].id))
+                planes.remove(at: other)
+            }
+        }
+        mergeTouchingPlanes(at: t_ns, removed: &removed)
+        classify(cameraHeight_m: cameraHeight_m)
+
+        var changes: [PlaneChange] = []
+        let removedIds = Set(removed.map { $0.0.id })
+        for (p, into) in removed where before[p.id] != nil { changes.append(.removed(p, mergedInto: into)) }
+        for p in planes {
+            if let old = before[p.id] {
+                if significantlyChanged(old, p) { changes.append(.updated(p)) }
+            } else if added.contains(p.id) && !removedIds.contains(p.id) {
+                changes.append(.added(p))
+            }
+        }
+        return changes
+    }
+
+    /// Removes every plane (ids keep counting).
+    public mutating func removeAll() { planes.removeAll() }
+
+    // MARK: Matching and refinement
+
+    func matchesCandidate(_ p: PlaneAnchor, _ candidate: PlaneCandidate) -> Bool {
+        let c = aligned(candidate, to: p)
+        guard p.alignment == c.alignment, p.normal_W.dot(c.normal_W) > cos(10 * Double.pi / 180) else { return false }
+        let tol = max(options.matchOffset_m, 3 * (p.offsetStd_m * p.offsetStd_m + c.offsetStd_m * c.offsetStd_m).squareRoot())
+        guard abs(offset(of: p, along: c.normal_W) - c.offset_m) <= tol else { return false }
+        let hull = PlaneGeometry2D.convexHull(c.points.map { p.local($0) })
+        return PlaneGeometry2D.distance(hull, p.boundaryLocal) <= options.matchDistance_m
+    }
+
+    /// The candidate with its normal flipped, if needed, to agree with the plane's.
+    func aligned(_ c: PlaneCandidate, to p: PlaneAnchor) -> PlaneCandidate {
+        guard p.normal_W.dot(c.normal_W) < 0 else { return c }
+        var f = c
+        f.normal_W = -c.normal_W; f.offset_m = -c.offset_m
+        return f
+    }
+
+    /// The plane's offset measured along `n` (n·origin).
+    func offset(of p: PlaneAnchor, along n: Vec3) -> Double { n.dot(p.T_W_P.translation) }
+
+    mutating func makePlane(_ c: PlaneCandidate, at t_ns: TimestampNs) -> PlaneAnchor {
+        let rot = PlaneAnchor.frameRotation(normal: c.normal_W)
+        let mean = c.points.reduce(Vec3.zero, +) / Double(c.points.count)
+        let origin = mean + (c.offset_m - c.normal_W.dot(mean)) * c.normal_W
+        var p = PlaneAnchor(id: "plane-\(nextId)", alignment: c.alignment,
+                            classification: c.alignment == .vertical ? .wall : .none,
+                            T_W_P: SE3(rotation: rot, translation: origin), center: origin,
+                            extent: PlaneExtent(width: 0, length: 0, yaw: 0), boundaryLocal: [],
+                            offset_m: c.offset_m, offsetStd_m: c.offsetStd_m, pointCount: c.points.count,
+                            firstSeen_ns: t_ns, lastUpdated_ns: t_ns)
+        nextId += 1
+        p.boundaryLocal = PlaneGeometry2D.convexHull(c.points.map { p.local($0) })
+        p.refreshExtent()
+        return p
+    }
+
+    /// Moves the plane along its normal to `offset` (keeping its in-plane origin), boundary unchanged.
+    func setOffset(_ p: inout PlaneAnchor, _ offset: Double) {
+        let n = p.normal_W
+        p.T_W_P.translation += (offset - n.dot(p.T_W_P.translation)) * n
+        p.offset_m = offset
+    }
+
+    func refine(_ p: inout PlaneAnchor, with candidate: PlaneCandidate, at t_ns: TimestampNs) {
+        let c = aligned(candidate, to: p)
+        // The candidate sees every landmark the map holds on this plane; it replaces the estimate unless it
+        // has fewer points than the plane had (landmarks culled), in which case the two are count-weighted.
+        let nc = Double(c.points.count), np = Double(max(0, p.pointCount - c.points.count))
+        let offset = (nc * c.offset_m + np * p.offset_m) / (nc + np)
+        let std = (nc * c.offsetStd_m + np * p.offsetStd_m) / (nc + np)
+        setOffset(&p, offset)
+        p.offsetStd_m = std
+        // The boundary is the hull of the current support when the candidate holds (nearly) all the plane's
+        // landmarks — so it can also shrink when stray points are rejected — and grows monotonically otherwise
+        // (landmarks culled from the map still count).
+        let local = c.points.map { p.local($0) }
+        if Double(c.points.count) >= options.boundaryRefitFraction * Double(p.pointCount) {
+            p.boundaryLocal = PlaneGeometry2D.convexHull(local)
+        } else {
+            p.boundaryLocal = PlaneGeometry2D.convexHull(p.boundaryLocal + local)
+        }
+        p.pointCount = max(p.pointCount, c.points.count)
+        p.refreshExtent()
+        p.lastUpdated_ns = t_ns
+    }
+
+    func absorb(_ q: PlaneAnchor, into p: inout PlaneAnchor, at t_ns: TimestampNs) {
+        let np = Double(p.pointCount), nq = Double(q.pointCount)
+        let qOffset = offset(of: q, along: p.normal_W)
+        setOffset(&p, (np * p.offset_m + nq * qOffset) / (np + nq))
+        p.offsetStd_m = min(p.offsetStd_m, q.offsetStd_m)
+        p.pointCount += q.pointCount
+        p.boundaryLocal = PlaneGeometry2D.convexHull(p.boundaryLocal + q.boundary.map { p.local($0) })
+        p.firstSeen_ns = min(p.firstSeen_ns, q.firstSeen_ns)
+        p.refreshExtent()
+        p.lastUpdated_ns = t_ns
+    }
+
+    mutating func mergeTouchingPlanes(at t_ns: TimestampNs, removed: inout [(PlaneAnchor, String)]) {
+        var merged = true
+        while merged {
+            merged = false
+            outer: for i in planes.indices {
+                for j in planes.indices where j > i {
+                    let a = planes[i], b = planes[j]
+                    guard a.alignment == b.alignment, abs(a.normal_W.dot(b.normal_W)) > cos(5 * Double.pi / 180),
+                          abs(offset(of: b, along: a.normal_W) - a.offset_m) <= options.mergeOffset_m else { continue }
+                    let d = PlaneGeometry2D.distance(a.boundaryLocal, PlaneGeometry2D.convexHull(b.boundary.map { a.local($0) }))
+                    guard d <= options.mergeDistance_m else { continue }
+                    absorb(b, into: &planes[i], at: t_ns)
+                    removed.append((b, a.id))
+                    planes.remove(at: j)
+                    merged = true
+                    break outer
+                }
+            }
+        }
+    }
+
+    /// Floor: the lowest horizontal plane with at least `floorMinArea_m2`; ceiling: horizontal planes more than
+    /// `ceilingAboveCamera_m` above the camera; table: other horizontal planes above the floor; none: below it.
+    mutating func classify(cameraHeight_m: Double) {
+        let horizontal = planes.indices.filter { planes[$0].alignment == .horizontal }
+        let floor = horizontal.filter { planes[$0].area_m2 >= options.floorMinArea_m2 &&
+            planes[$0].height_m < cameraHeight_m }
+            .min { planes[$0].height_m < planes[$1].height_m }
+        for i in horizontal {
+            let h = planes[i].height_m
+            if i == floor { planes[i].classification = .floor }
+            else if h > cameraHeight_m + options.ceilingAboveCamera_m { planes[i].classification = .ceiling }
+            else if let f = floor, h < planes[f].height_m { planes[i].classification = .none }
+            else { planes[i].classification = .table }
+        }
+    }
+
+    func significantlyChanged(_ a: PlaneAnchor, _ b: PlaneAnchor) -> Bool {
+        if a.classification != b.classification { return true }
+        if abs(a.offset_m - b.offset_m) > options.updateOffset_m { return true }
+        let area = max(a.area_m2, 1e-9)
+        if abs(b.area_m2 - a.area_m2) / area > options.updateAreaFraction { return true }
+        return (a.center - b.center).norm > 0.01
+    }
+}

@@ -1,0 +1,186 @@
+import Foundation
+import Geometry
+import Sensors
+
+/// Tuning of the world layer.
+public struct WorldOptions: Equatable, Sendable {
+    /// Landmark map capacity (landmarks).
+    public var landmarkCapacity: Int = 20_000
+    /// Landmarks not seen for this long are dropped, ns; `nil` keeps them until capacity is reached.
+    public var landmarkMaxAge_ns: TimestampNs? = nil
+    /// Plane detection runs at most this often, ns (100 ms: 10 Hz) …
+    public var detectionInterval_ns: TimestampNs = 100_000_000
+    /// … while the map holds up to this many landmarks; beyond, the interval grows in proportion (a 20 000-landmark
+    /// map is searched every 500 ms), bounding the cost deterministically.
+    public var detectionLandmarksPerInterval: Int = 4_000
+    /// Plane detector tuning.
+    public var detector = PlaneDetectorOptions()
+    /// Plane tracking tuning.
+    public var tracker = PlaneTrackerOptions()
+    /// Estimated-plane raycast tuning.
+    public var estimatedPlane = EstimatedPlaneOptions()
+    /// User anchors moving less than this on a plane refinement are not reported as updated, metres.
+    public var anchorUpdateThreshold_m: Double = 0.001
+    /// Default options.
+    public init() {}
+}
+
+/// The world layer's state over a session: landmark map, planes, user anchors.
+///
+/// Feed it one `WorldFrameInput` per tracked frame with `process(_:)`; it returns the `WorldFrame` that the
+/// stream and consumers use. Landmarks are integrated, planes detected and anchors reported only while tracking
+/// is normal; otherwise the frame carries no planes, no anchors in view, no events and raycasts return nothing.
+public final class WorldSession {
+    /// Tuning.
+    public let options: WorldOptions
+    /// The landmark map.
+    public private(set) var map: LandmarkMap
+    /// Plane tracking state.
+    public private(set) var planeTracker: PlaneTracker
+    /// User anchors in order of creation.
+    public private(set) var userAnchors: [UserAnchor] = []
+    /// The latest input processed.
+    public private(set) var latestInput: WorldFrameInput?
+    private let detector: PlaneDetector
+    private var lastDetection_ns: TimestampNs?
+    private var nextAnchorId = 1
+
+    /// A new, empty session.
+    public init(options: WorldOptions = WorldOptions()) {
+        self.options = options
+        map = LandmarkMap(capacity: options.landmarkCapacity, maxAge_ns: options.landmarkMaxAge_ns)
+        planeTracker = PlaneTracker(options: options.tracker)
+        detector = PlaneDetector(options: options.detector)
+    }
+
+    /// True when the latest frame had normal tracking.
+    public var isTrackingNormal: Bool { latestInput?.isTrackingNormal ?? false }
+    /// All detected planes (kept while tracking is not normal, but not reported then).
+    public var planes: [PlaneAnchor] { planeTracker.planes }
+
+    /// Integrates one frame and returns what the world layer reports for it. A frame whose camera pose is not
+    /// finite is handled as not tracking normally (`isTrackingNormal` is cleared in the frame's input).
+    public func process(_ frameInput: WorldFrameInput) -> WorldFrame {
+        var input = frameInput
+        let q = input.T_W_C.rotation.quaternion
+        if !(input.T_W_C.translation.isFinite && q.w.isFinite && q.x.isFinite && q.y.isFinite && q.z.isFinite) {
+            input.isTrackingNormal = false
+        }
+        latestInput = input
+        var events: [AnchorEvent] = []
+        if input.isTrackingNormal {
+            map.integrate(input.landmarks, at: input.t_ns)
+            let scale = max(1, Double(map.count) / Double(max(1, options.detectionLandmarksPerInterval)))
+            let interval = TimestampNs(Double(options.detectionInterval_ns) * scale)
+            if lastDetection_ns.map({ input.t_ns - $0 >= interval }) ?? true {
+                lastDetection_ns = input.t_ns
+                let changes = planeTracker.update(with: detector.detect(map.all), at: input.t_ns,
+                                                  cameraPosition_W: input.T_W_C.translation)
+                events += changes.map { change -> AnchorEvent in
+                    switch change {
+                    case let .added(p): return AnchorEvent(change: .added, t_ns: input.t_ns, anchor: .plane(p))
+                    case let .updated(p): return AnchorEvent(change: .updated, t_ns: input.t_ns, anchor: .plane(p))
+                    case let .removed(p, into):
+                        return AnchorEvent(change: .removed, t_ns: input.t_ns, anchor: .plane(p), mergedInto: into)
+                    }
+                }
+                events += followPlanes(changes, at: input.t_ns)
+            }
+        }
+        return WorldFrame(input: input, session: self, events: events)
+    }
+
+    /// Re-poses user anchors attached to refined planes and re-attaches those on merged planes.
+    private func followPlanes(_ changes: [PlaneChange], at t_ns: TimestampNs) -> [AnchorEvent] {
+        var mergedInto: [String: String] = [:]
+        for case let .removed(p, into?) in changes { mergedInto[p.id] = into }
+        var events: [AnchorEvent] = []
+        for i in userAnchors.indices {
+            guard var planeId = userAnchors[i].planeId else { continue }
+            var a = userAnchors[i]
+            while let into = mergedInto[planeId] { planeId = into }
+            guard let plane = planeTracker.plane(id: planeId) else {
+                a.planeId = nil; a.T_P_A = nil; userAnchors[i] = a; continue
+            }
+            if planeId != a.planeId || a.T_P_A == nil {
+                // Re-attach: express in the surviving plane and snap onto it.
+                var rel = plane.T_W_P.inverse * a.T_W_A
+                rel.translation.z = 0
+                a.planeId = planeId; a.T_P_A = rel
+            }
+            guard let rel = a.T_P_A else { continue }
+            let moved = plane.T_W_P * rel
+            let changed = (moved.translation - a.T_W_A.translation).norm > options.anchorUpdateThreshold_m
+            a.T_W_A = moved
+            userAnchors[i] = a
+            if changed { events.append(AnchorEvent(change: .updated, t_ns: t_ns, anchor: .user(a))) }
+        }
+        return events
+    }
+
+    /// Forgets the world (landmarks, planes, user anchors) — call it when the estimator re-initialises its world
+    /// frame. Returns an `anchor.removed` event for every plane and user anchor. Ids keep counting.
+    @discardableResult
+    public func reset(t_ns: TimestampNs) -> [AnchorEvent] {
+        let events = planes.map { AnchorEvent(change: .removed, t_ns: t_ns, anchor: .plane($0)) }
+            + userAnchors.map { AnchorEvent(change: .removed, t_ns: t_ns, anchor: .user($0)) }
+        map.removeAll()
+        planeTracker.removeAll()
+        userAnchors.removeAll()
+        lastDetection_ns = nil
+        return events
+    }
+
+    // MARK: Raycasts
+
+    /// Raycasts `ray` against one target, nearest hits first. Empty while tracking is not normal.
+    public func raycast(_ ray: WorldRay, target: RaycastTarget, alignment: RaycastAlignment = .any) -> [RaycastResult] {
+        guard isTrackingNormal else { return [] }
+        switch target {
+        case .existingPlaneGeometry, .existingPlaneInfinite:
+            return Raycaster.hitPlanes(ray, planes: planes, target: target, alignment: alignment)
+        case .estimatedPlane:
+            return Raycaster.hitEstimatedPlane(ray, map: map, alignment: alignment, options: options.estimatedPlane)
+                .map { [$0] } ?? []
+        }
+    }
+
+    /// The first hit of `ray` trying the targets in order (e.g. geometry, then estimated, then infinite).
+    public func raycast(_ ray: WorldRay, preferring targets: [RaycastTarget],
+                        alignment: RaycastAlignment = .any) -> RaycastResult? {
+        for t in targets { if let hit = raycast(ray, target: t, alignment: alignment).first { return hit } }
+        return nil
+    }
+
+    // MARK: User anchors
+
+    /// Adds a user anchor at a raycast hit (attached to the hit's plane, if any). Returns its `anchor.added` event.
+    @discardableResult
+    public func addAnchor(at hit: RaycastResult, t_ns: TimestampNs, name: String? = nil) -> AnchorEvent {
+        addAnchor(T_W_A: hit.T_W_Hit, planeId: hit.planeId, t_ns: t_ns, name: name)
+    }
+
+    /// Adds a user anchor at a world pose, attached to `planeId` when that plane exists. Returns its event.
+    @discardableResult
+    public func addAnchor(T_W_A: SE3, planeId: String? = nil, t_ns: TimestampNs, name: String? = nil) -> AnchorEvent {
+        var a = UserAnchor(id: "anchor-\(nextAnchorId)", name: name, T_W_A: T_W_A, planeId: nil, T_P_A: nil, created_ns: t_ns)
+        nextAnchorId += 1
+        if let pid = planeId, let plane = planeTracker.plane(id: pid) {
+            a.planeId = pid
+            a.T_P_A = plane.T_W_P.inverse * T_W_A
+        }
+        userAnchors.append(a)
+        return AnchorEvent(change: .added, t_ns: t_ns, anchor: .user(a))
+    }
+
+    /// Removes a user anchor; returns its `anchor.removed` event, or `nil` if no anchor has this id.
+    @discardableResult
+    public func removeAnchor(id: String, t_ns: TimestampNs) -> AnchorEvent? {
+        guard let i = userAnchors.firstIndex(where: { $0.id == id }) else { return nil }
+        let a = userAnchors.remove(at: i)
+        return AnchorEvent(change: .removed, t_ns: t_ns, anchor: .user(a))
+    }
+
+    /// The user anchor with this id.
+    public func userAnchor(id: String) -> UserAnchor? { userAnchors.first { $0.id == id } }
+}

@@ -1,0 +1,224 @@
+import Foundation
+import Geometry
+import Sensors
+import Testing
+import TestSupport
+@testable import Estimation
+
+@Suite struct VIOEstimatorTests {
+    /// About 130 features per frame (a typical frontend budget).
+    static let scene = EstimationScene()
+    /// About 65 features per frame: cheaper for the debug-build tests that check one behaviour each.
+    static let sparse = EstimationScene(density: 1.5)
+
+    func makeEstimator(_ config: EstimatorConfiguration = EstimatorConfiguration(), stereo: Bool = false) -> VIOEstimator {
+        // Both scenes share the same rig.
+        let cams = stereo ? [Self.scene.camera, Self.scene.rightCamera] : [Self.scene.camera]
+        return VIOEstimator(configuration: config, cameras: cams, imu: ImuCalibration(noise: .euroc, rateHz: 200))
+    }
+
+    func summary(_ name: String, _ run: EstimationRun) -> String {
+        let idx = run.initializedIndices
+        let errors = run.alignedPositionErrors(idx)
+        let d = run.diagnostics
+        return "\(name): \(idx.count)/\(run.outputs.count) frames initialised, ATE rmse \(EstimationRun.rmse(errors)) m, "
+            + "max \(errors.max() ?? -1) m; features accepted \(d.map(\.msckfAccepted).reduce(0, +)) "
+            + "gated \(d.map(\.msckfRejected).reduce(0, +)) untriangulated \(d.map(\.msckfFailed).reduce(0, +)); "
+            + "ZUPT frames \(d.filter(\.zeroVelocityUpdate).count); \(run.estimatorSeconds / Double(run.outputs.count) * 1e3) ms/frame CPU"
+    }
+
+    /// Requirement: rest then 20 s of motion with IMU noise/bias and 0.5 px pixel noise: ATE well under
+    /// 5 cm, and the error within the filter's own 3σ most of the time (consistency).
+    @Test func tracksNoisyMotionConsistently() throws {
+        let traj = EstimationTrajectory(restDuration: 2, rampDuration: 1.5)
+        let duration = 22.0
+        let gyroBias = Vec3(0.003, -0.002, 0.004)
+        let imu = traj.imuSamples(duration: duration, rateHz: 200, gyroBias: gyroBias,
+                                  accelBias: Vec3(0.02, -0.03, 0.01), noise: .euroc, seed: 21)
+        let frames = Self.scene.frames(trajectory: traj, duration: duration, pixelNoise: 0.5, seed: 22)
+        var config = EstimatorConfiguration()
+        config.pixelNoiseStd = 0.5
+        let run = EstimationRun(estimator: makeEstimator(config), trajectory: traj, imu: imu, frames: frames)
+        print(summary("noisy mono", run))
+        let idx = run.initializedIndices
+        // Initialised once the 1 s rest window is complete (frame 19 or 20, depending on the first
+        // sample's offset), never lost afterwards.
+        let first = try #require(idx.first)
+        #expect(first <= 20 && idx.count == frames.count - first)
+        #expect(idx.allSatisfy { run.outputs[$0].trackingState == .normal })
+        // ATE after position+yaw alignment; 0.5 px at f = 460 over 4–6 m depth gives a few mm per frame.
+        let errors = run.alignedPositionErrors(idx)
+        #expect(EstimationRun.rmse(errors) < 0.02, "well under 5 cm")
+        // Consistency: error in the frame fixed at initialisation (true pose at init ↔ estimate at init,
+        // yaw and origin being the gauge) against the reported 1-σ position std.
+        let i0 = idx[0]
+        let yawAlign = SO3(angle: run.truths[i0].R_W_B.headingAngle - run.outputs[i0].T_W_B.rotation.headingAngle,
+                           axis: Vec3(0, 0, 1))
+        let offset = run.truths[i0].p_W - yawAlign.act(run.outputs[i0].T_W_B.translation)
+        var within = 0
+        for i in idx {
+            let e = (yawAlign.act(run.outputs[i].T_W_B.translation) + offset - run.truths[i].p_W).norm
+            // positionStd_m is the largest axis σ; |e| of a 3-D Gaussian exceeds 3σ_max with p < 3 %.
+            if e < 3 * run.outputs[i].positionStd_m { within += 1 }
+        }
+        let share = Double(within) / Double(idx.count)
+        print("noisy mono: error within 3σ in \(share * 100) % of frames")
+        #expect(share > 0.9)
+        // The gyro bias is observable in motion: estimated to better than 1e-3 rad/s.
+        #expect((run.outputs.last!.gyroBias_B - gyroBias).norm < 1e-3)
+    }
+
+    /// Exact IMU and exact observations: the only errors are linearisation and integration.
+    @Test func exactDataGivesMillimetreAccuracy() {
+        let traj = EstimationTrajectory(restDuration: 1.5, rampDuration: 1)
+        let duration = 10.0
+        let imu = traj.imuSamples(duration: duration, rateHz: 200)
+        let frames = Self.sparse.frames(trajectory: traj, duration: duration, seed: 5)
+        var config = EstimatorConfiguration()
+        config.pixelNoiseStd = 0.2
+        let run = EstimationRun(estimator: makeEstimator(config), trajectory: traj, imu: imu, frames: frames)
+        print(summary("exact mono", run))
+        let errors = run.alignedPositionErrors(run.initializedIndices)
+        #expect(run.initializedIndices.count > frames.count - 25)
+        // Exact data: anything above a few mm means a modelling error (Jacobian, frame, timing).
+        #expect(EstimationRun.rmse(errors) < 0.005)
+    }
+
+    /// Requirement: zero-velocity updates keep the drift under 1 cm over 5 s at rest.
+    @Test func zeroVelocityUpdateStopsDriftAtRest() {
+        let traj = EstimationTrajectory(restDuration: 100, motionScale: 0)
+        let duration = 7.0
+        let imu = traj.imuSamples(duration: duration, rateHz: 200, gyroBias: Vec3(0.002, 0.001, -0.003),
+                                  accelBias: Vec3(0.03, 0.02, -0.02), noise: .euroc, seed: 31)
+        let frames = Self.sparse.frames(trajectory: traj, duration: duration, pixelNoise: 0.5, seed: 32)
+        func drift(_ zupt: Bool) -> (Double, Int) {
+            var config = EstimatorConfiguration()
+            config.zeroVelocityUpdates = zupt
+            let run = EstimationRun(estimator: makeEstimator(config), trajectory: traj, imu: imu, frames: frames)
+            print(summary(zupt ? "rest with ZUPT" : "rest without ZUPT", run))
+            // Frames 40 and 140: t = 2 s and 7 s.
+            return ((run.outputs[140].T_W_B.translation - run.outputs[40].T_W_B.translation).norm,
+                    run.diagnostics.filter(\.zeroVelocityUpdate).count)
+        }
+        let (withZupt, zuptFrames) = drift(true)
+        let (without, _) = drift(false)
+        print("drift over 5 s at rest: \(withZupt) m with ZUPT, \(without) m without")
+        #expect(withZupt < 0.01)
+        #expect(zuptFrames > 100)
+        // Without ZUPT the features have no parallax and the IMU alone drifts further.
+        #expect(without > withZupt)
+    }
+
+    /// Requirement: 5 % of observations replaced by random pixels; the gate must keep them out.
+    @Test func gatingRejectsOutliers() {
+        let traj = EstimationTrajectory(restDuration: 1.5, rampDuration: 1)
+        let duration = 10.0
+        let imu = traj.imuSamples(duration: duration, rateHz: 200, noise: .euroc, seed: 41)
+        let clean = Self.sparse.frames(trajectory: traj, duration: duration, pixelNoise: 0.5, seed: 42)
+        let dirty = Self.sparse.frames(trajectory: traj, duration: duration, pixelNoise: 0.5, outlierRate: 0.05, seed: 42)
+        var config = EstimatorConfiguration()
+        config.pixelNoiseStd = 0.5
+        let runClean = EstimationRun(estimator: makeEstimator(config), trajectory: traj, imu: imu, frames: clean)
+        let runDirty = EstimationRun(estimator: makeEstimator(config), trajectory: traj, imu: imu, frames: dirty)
+        print(summary("clean", runClean))
+        print(summary("5 % outliers", runDirty))
+        // Outliers are caught as single observations by the robust triangulation (the rest of the track
+        // is kept) or, if they survive it, by the χ² gate. Clean data loses almost nothing.
+        let droppedClean = runClean.diagnostics.map(\.droppedObservations).reduce(0, +)
+        let droppedDirty = runDirty.diagnostics.map(\.droppedObservations).reduce(0, +)
+        let rejectedClean = runClean.diagnostics.map { $0.msckfRejected + $0.msckfFailed }.reduce(0, +)
+        let rejectedDirty = runDirty.diagnostics.map { $0.msckfRejected + $0.msckfFailed }.reduce(0, +)
+        let usedObservations = runDirty.diagnostics.map(\.msckfAccepted).reduce(0, +) * 8 // ≈ observations per track
+        print("dropped observations: clean \(droppedClean), outliers \(droppedDirty); rejected features \(rejectedClean) vs \(rejectedDirty)")
+        #expect(droppedClean * 50 < droppedDirty)
+        // About 5 % of the used observations are outliers; most must be caught.
+        #expect(Double(droppedDirty) > 0.02 * Double(usedObservations))
+        #expect(rejectedDirty < 2 * rejectedClean + 20)
+        let ateClean = EstimationRun.rmse(runClean.alignedPositionErrors(runClean.initializedIndices))
+        let ateDirty = EstimationRun.rmse(runDirty.alignedPositionErrors(runDirty.initializedIndices))
+        // With the outliers rejected the accuracy stays in the clean run's class (< 2× and < 2 cm).
+        #expect(ateDirty < 0.02 && ateDirty < 2 * ateClean + 0.002)
+        #expect(runDirty.outputs.suffix(100).allSatisfy { $0.trackingState == .normal })
+    }
+
+    @Test func stereoTracksMotion() {
+        let traj = EstimationTrajectory(restDuration: 1.5, rampDuration: 1)
+        let duration = 8.0
+        let imu = traj.imuSamples(duration: duration, rateHz: 200, noise: .euroc, seed: 51)
+        let frames = Self.sparse.frames(trajectory: traj, duration: duration, pixelNoise: 0.5, stereo: true, seed: 52)
+        var config = EstimatorConfiguration()
+        config.pixelNoiseStd = 0.5
+        let run = EstimationRun(estimator: makeEstimator(config, stereo: true), trajectory: traj, imu: imu, frames: frames)
+        print(summary("stereo", run))
+        #expect(EstimationRun.rmse(run.alignedPositionErrors(run.initializedIndices)) < 0.02)
+    }
+}
+
+@Suite struct DynamicInitializationTests {
+    /// Starting in motion (no rest at all): the dynamic initialiser aligns 1 s of tracks with the IMU.
+    @Test func initialisesInMotionAndTracks() throws {
+        let scene = VIOEstimatorTests.sparse
+        let traj = EstimationTrajectory(restDuration: 0, rampDuration: 0.3)
+        let duration = 8.0
+        let imu = traj.imuSamples(duration: duration, rateHz: 200, accelBias: Vec3(0.02, -0.02, 0.01),
+                                  noise: .euroc, seed: 61)
+        let frames = scene.frames(trajectory: traj, duration: duration, pixelNoise: 0.5, seed: 62)
+        var config = EstimatorConfiguration()
+        config.pixelNoiseStd = 0.5
+        let vio = VIOEstimator(configuration: config, cameras: [scene.camera], imu: ImuCalibration(noise: .euroc, rateHz: 200))
+        let run = EstimationRun(estimator: vio, trajectory: traj, imu: imu, frames: frames)
+        let k0 = try #require(run.diagnostics.firstIndex { $0.initialized })
+        #expect(run.diagnostics[k0].dynamicInitialization)
+        // The window is 1.5 s (30 frames); it must succeed within 0.5 s after it is full.
+        #expect(k0 <= 40, "initialised at frame \(k0)")
+        let out = run.outputs[k0], truth = run.truths[k0]
+        let deg = 180 / Double.pi
+        let g = out.T_W_B.rotation.inverse.act(Vec3(0, 0, 1)), gT = truth.R_W_B.inverse.act(Vec3(0, 0, 1))
+        let tilt = acos(min(1, g.dot(gT))) * deg
+        // Velocity in the body frame is independent of the yaw gauge.
+        let vErr = (out.T_W_B.rotation.inverse.act(out.v_W) - truth.R_W_B.inverse.act(truth.v_W)).norm
+        print("dynamic init at frame \(k0): tilt error \(tilt)°, body velocity error \(vErr) m/s (speed \(truth.v_W.norm) m/s)")
+        // 0.5 px over a 1 s window with ~0.5 m of travel: about 1° and 5 cm/s are what the alignment gives.
+        #expect(tilt < 2)
+        #expect(vErr < 0.15)
+        let idx = Array(k0..<frames.count)
+        let rmse = EstimationRun.rmse(run.alignedPositionErrors(idx))
+        print("dynamic init: ATE \(rmse) m over \(idx.count) frames; states \(Set(idx.map { run.outputs[$0].trackingState.description }))")
+        #expect(rmse < 0.05)
+    }
+}
+
+extension DynamicInitializationTests {
+    /// A fault in motion (a broken accelerometer for 0.3 s) → reset → `limited(relocalizing)` → the
+    /// dynamic initialiser recovers while still moving, continuing from the last good position.
+    @Test func recoversFromDivergenceInMotion() throws {
+        let scene = VIOEstimatorTests.sparse
+        let traj = EstimationTrajectory(restDuration: 1.5, rampDuration: 0.5)
+        let duration = 9.0
+        var imu = traj.imuSamples(duration: duration, rateHz: 200, noise: .euroc, seed: 71)
+        for i in imu.indices where imu[i].t_ns > 4_000_000_000 && imu[i].t_ns <= 4_300_000_000 {
+            imu[i].accel_B += Vec3(60, 0, 0)
+        }
+        let frames = scene.frames(trajectory: traj, duration: duration, pixelNoise: 0.5, seed: 72)
+        var config = EstimatorConfiguration()
+        config.pixelNoiseStd = 0.5
+        let vio = VIOEstimator(configuration: config, cameras: [scene.camera], imu: ImuCalibration(noise: .euroc, rateHz: 200))
+        let run = EstimationRun(estimator: vio, trajectory: traj, imu: imu, frames: frames)
+        let states = run.outputs.map(\.trackingState)
+        let reset = try #require(run.diagnostics.firstIndex { $0.reset }, "the fault must be detected")
+        #expect(reset >= 80 && reset <= 90, "reset at frame \(reset)")
+        #expect(states[reset] == .limited(.relocalizing))
+        let again = try #require(run.diagnostics.indices.first { $0 > reset && run.diagnostics[$0].initialized })
+        #expect(run.diagnostics[again].dynamicInitialization)
+        // Recovery within the 1.5 s window plus 0.5 s.
+        #expect(again - reset <= 40, "re-initialised \(again - reset) frames after the reset")
+        #expect(states.suffix(40).allSatisfy { $0 == .normal })
+        // Position continuity: the jump at re-initialisation is the motion since the last good frame
+        // (≤ 2 s at ≤ 1.5 m/s) — no jump back to the origin.
+        let lastGood = try #require((0..<reset).last { states[$0] == .normal })
+        let jump = (run.outputs[again].T_W_B.translation - run.outputs[lastGood].T_W_B.translation).norm
+        print("divergence in motion: reset at frame \(reset), re-initialised at \(again), position jump \(jump) m")
+        #expect(jump < 3, "jump \(jump) m")
+        for o in run.outputs { #expect(o.T_W_B.translation.isFinite && o.v_W.isFinite) }
+    }
+}

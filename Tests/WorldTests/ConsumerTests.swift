@@ -1,0 +1,239 @@
+import Foundation
+import Geometry
+import Imaging
+import Sensors
+import Testing
+@testable import Consumers
+@testable import World
+
+/// Feeds the room through a `WorldStream` (no writer) and returns all records.
+func streamRoom(consumers: [any FrameConsumer], frames: Int = 30, images: Bool = false,
+                normalFrom: Int = 0, pose: (Int) -> SE3 = { _ in defaultPose }) throws -> [any StreamRecord] {
+    let stream = WorldStream(consumers: consumers, writer: nil)
+    var gen = RoomLandmarks(seed: 1)
+    var out: [any StreamRecord] = []
+    for i in 0..<frames {
+        out += try stream.process(frameInput(i, landmarks: gen.batch(floor: 40, table: 10, wall: 15), normal: i >= normalFrom,
+                                             T_W_C: pose(i), image: images))
+    }
+    return out + (try stream.finish())
+}
+
+func pixel(_ p_W: Vec3, _ T_W_C: SE3 = defaultPose) throws -> [Double] {
+    let px = try #require(testCamera.model.project(T_W_C.inverse.act(p_W)))
+    return [px.x, px.y]
+}
+
+@Suite struct MeasureConsumerTests {
+    @Test func knownTapsGiveLengthsWithin2Percent() throws {
+        let dir = try TempDir()
+        // Floor: an L of 1.0 m then 0.6 m; table: a 0.8 m diagonal-free edge-parallel segment.
+        let floorPts = [Vec3(0.0, -0.8, 0), Vec3(1.0, -0.8, 0), Vec3(1.0, -0.2, 0)]
+        let tablePts = [Vec3(0.7, -0.3, 0.75), Vec3(1.5, -0.3, 0.75)]
+        let taps: [[String: Any]] = [
+            ["t_s": 1.0, "pixels": try floorPts.map { try pixel($0) }, "label": "floor-L"],
+            ["t_ns": 1_000_000_000 + 20 * 50_000_000 + 10_000_000, "pixels": try tablePts.map { try pixel($0) }],
+            ["t_s": 0.05, "pixels": try tablePts.map { try pixel($0) }, "label": "too-early"],
+        ]
+        let path = dir.path("taps.json")
+        try JSONSerialization.data(withJSONObject: taps).write(to: URL(fileURLWithPath: path))
+        let consumer = try ConsumerFactory.make("measure:taps=\(path)")
+        // Tracking becomes normal at frame 2 (t = 0.1 s): the 0.05 s tap falls before it.
+        let records = try streamRoom(consumers: [consumer], normalFrom: 2)
+        let m = records.compactMap { $0 as? MeasurementRecord }
+        #expect(m.count == 3)
+        let early = try #require(m.first { $0.label == "too-early" })
+        #expect(early.status == "failed" && early.reason?.contains("tracking not normal") == true)
+        let l = try #require(m.first { $0.label == "floor-L" })
+        #expect(l.status == "ok")
+        #expect(l.t_ns == 2_000_000_000) // the frame at exactly 1.0 s after the first
+        // Lengths within 2 % (the brief's target); floor height error is ~1 mm here.
+        #expect(l.segments.count == 2)
+        #expect(abs(l.segments[0] - 1.0) / 1.0 < 0.02 && abs(l.segments[1] - 0.6) / 0.6 < 0.02)
+        #expect(abs(try #require(l.total) - 1.6) / 1.6 < 0.02)
+        #expect(l.points.allSatisfy { $0.target == "existingPlaneGeometry" && $0.plane_id == "plane-1" })
+        // The uncertainty is positive and meaningful (under 3 % of the length) yet covers the actual error.
+        let s = try #require(l.total_std)
+        #expect(s > 0 && s < 0.03 * 1.6)
+        let t = try #require(m.first { $0.label == nil })
+        // Nearest frame to 1.01 s after the first is the one at 1.0 s (not 1.05 s).
+        #expect(t.t_ns == 2_000_000_000 && t.tap_t_ns == 2_010_000_000)
+        #expect(abs(t.segments[0] - 0.8) / 0.8 < 0.02)
+        #expect(t.points.allSatisfy { abs($0.position[2] - 0.75) < 0.02 })
+        print("measure: floor L \(l.segments) ± \(s), table \(t.segments) ± \(t.total_std ?? -1)")
+    }
+
+    @Test func uncertaintyFollowsTheDocumentedModel() throws {
+        let (session, frames) = runRoom()
+        let frame = try #require(frames.last)
+        let floor = try #require(session.planes.first { $0.classification == .floor })
+        let a = Vec3(0.0, -0.8, 0), b = Vec3(1.0, -0.8, 0)
+        let pa = try #require(testCamera.model.project(defaultPose.inverse.act(a)))
+        let pb = try #require(testCamera.model.project(defaultPose.inverse.act(b)))
+        let tap = MeasureTap(time: .absolute(frame.t_ns), pixels: [pa, pb])
+        // Pose σ only (no tap noise): both ends on one plane, so σ = L·√(σ_s² + σ_p²)/H with H the camera height above it.
+        let m = MeasureConsumer(taps: [], poseStd_m: 0.02, pixelStd: 0).measure(tap, tapTime: frame.t_ns, on: frame)
+        let L = try #require(m.total), H = defaultPose.translation.z - floor.height_m
+        let expected = L * (floor.offsetStd_m * floor.offsetStd_m + 0.02 * 0.02).squareRoot() / H
+        #expect(abs(try #require(m.total_std) - expected) < 1e-9)
+        // Tap noise adds in quadrature: 1 px at ~2.3 m with f = 400 px is ~6 mm per end.
+        let withTap = MeasureConsumer(taps: [], poseStd_m: 0.02, pixelStd: 1).measure(tap, tapTime: frame.t_ns, on: frame)
+        #expect(try #require(withTap.total_std) > expected + 0.001)
+    }
+
+    @Test func tapAfterTheLastFrameUsesItOrFails() throws {
+        let c = MeasureConsumer(taps: [MeasureTap(time: .relativeSeconds(1.6), pixels: [Vec2(300, 400), Vec2(340, 400)]),
+                                       MeasureTap(time: .relativeSeconds(30), pixels: [Vec2(300, 400), Vec2(340, 400)])])
+        let m = try streamRoom(consumers: [c]).compactMap { $0 as? MeasurementRecord }
+        #expect(m.count == 2)
+        #expect(m[0].status == "ok" && m[0].t_ns == 1_000_000_000 + 29 * 50_000_000)
+        #expect(m[1].status == "failed" && m[1].reason?.hasPrefix("no frame within") == true)
+    }
+}
+
+@Suite struct CursorConsumerTests {
+    @Test func statesGoFromNoneToEstimatedToOnPlane() throws {
+        let session = WorldSession()
+        let cursor = try ConsumerFactory.make("cursor:place=0.1") as! CursorConsumer
+        let stream = WorldStream(session: session, consumers: [cursor], writer: nil)
+        // Frame 0: nothing known → none.
+        var r = try stream.process(frameInput(0, landmarks: []))
+        #expect((r.compactMap { $0 as? CursorRecord }.first)?.state == "none")
+        // Frame 1: a few landmarks around where the centre ray meets the floor → estimated (no plane yet).
+        let centre = Vec3(1.1, 1.0, 0)
+        var rng = TestRNG(seed: 2)
+        let few = (0..<10).map { LandmarkInput(id: $0, p_W: centre + Vec3(rng.uniform(-0.15, 0.15), rng.uniform(-0.15, 0.15), 0), std_m: 0.005) }
+        r = try stream.process(frameInput(1, landmarks: few))
+        let est = try #require(r.compactMap { $0 as? CursorRecord }.first)
+        #expect(est.state == "estimated" && est.target == "estimatedPlane" && est.plane_id == nil)
+        #expect(try #require(est.position).enumerated().allSatisfy { abs($0.element - [centre.x, centre.y, centre.z][$0.offset]) < 0.02 })
+        // No hit was possible at frame 0, so the anchor is placed at the first frame with a hit at/after 0.1 s.
+        #expect(!r.contains { $0 is AnchorEventRecord })
+        // Frames 2…: the room → on the floor plane; the anchor is placed at frame 2 (t = 0.1 s).
+        var gen = RoomLandmarks(seed: 1)
+        var placed: [AnchorEventRecord] = []
+        var last: [any StreamRecord] = []
+        for i in 2..<12 {
+            last = try stream.process(frameInput(i, landmarks: gen.batch(floor: 40, table: 10, wall: 15)))
+            placed += last.compactMap { $0 as? AnchorEventRecord }.filter { $0.kind == "user" && $0.type == "anchor.added" }
+        }
+        let on = try #require(last.compactMap { $0 as? CursorRecord }.first)
+        #expect(on.state == "onPlane" && on.plane_id == "plane-1" && on.target == "existingPlaneGeometry")
+        #expect(abs(try #require(on.position)[2]) < 0.02)
+        #expect(placed.count == 1)
+        #expect(cursor.placedAnchorIds == [placed[0].id])
+        // The placed anchor is reported in view in the frame record.
+        let frame = try #require(last.compactMap { $0 as? FrameRecord }.first)
+        #expect(frame.anchors.contains { $0.id == placed[0].id && $0.kind == "user" })
+    }
+}
+
+@Suite struct BurstConsumerTests {
+    @Test func writesExactlyCountImagesAndSidecarsMatchingTheFrames() throws {
+        let dir = try TempDir()
+        let out = dir.path("burst")
+        let consumer = try ConsumerFactory.make("burst:every=3,count=4,start=0.2,out=\(out)")
+        let poses = (0..<30).map { i in lookAt(eye: Vec3(1.1 + 0.01 * Double(i), -2, 1.5), target: Vec3(1.1, 0, 0.5)) }
+        let records = try streamRoom(consumers: [consumer], images: true, pose: { poses[$0] })
+        let captured = records.compactMap { $0 as? BurstCapturedRecord }
+        // Start 0.2 s after the first frame = frame 4; every 3rd frame: 4, 7, 10, 13.
+        #expect(captured.map(\.t_ns) == [4, 7, 10, 13].map { 1_000_000_000 + TimestampNs($0) * 50_000_000 })
+        #expect(captured.map(\.index) == [0, 1, 2, 3] && captured.allSatisfy { $0.burst == 0 })
+        let files = try FileManager.default.contentsOfDirectory(atPath: out).sorted()
+        #expect(files.filter { $0.hasSuffix(".png") }.count == 4 && files.filter { $0.hasSuffix(".json") }.count == 4)
+        for (k, rec) in captured.enumerated() {
+            let i = [4, 7, 10, 13][k]
+            let img = try ImageCodec.decodeGray(contentsOf: try #require(rec.image))
+            #expect(img == testImage(i))
+            let side = try JSONDecoder().decode(BurstSidecar.self, from: Data(contentsOf: URL(fileURLWithPath: rec.sidecar)))
+            #expect(side.t_ns == rec.t_ns && side.image == "frame_\(rec.t_ns).png")
+            let T = SE3(rowMajor4x4: side.T_world_camera)
+            #expect((T.translation - poses[i].translation).norm < 1e-12)
+            #expect((T.rotation.inverse * poses[i].rotation).angle < 1e-9)
+            #expect(side.position == StreamJSON.array(poses[i].translation))
+            #expect(side.orientation == StreamJSON.quaternion(poses[i].rotation))
+            #expect(side.intrinsics == .init(fx: 400, fy: 400, cx: 319.5, cy: 239.5, width: 640, height: 480))
+            #expect(side.distortion == .init(model: "none", coefficients: []))
+            #expect(side.tracking_state == "normal")
+            #expect(side.anchors.contains { $0.kind == "plane" })
+        }
+        // A second run into the same folder refuses to overwrite.
+        let again = try ConsumerFactory.make("burst:every=3,count=4,start=0.2,out=\(out)")
+        #expect(throws: ConsumerError.fileExists(path: (out as NSString).appendingPathComponent("frame_1200000000.png"))) {
+            _ = try streamRoom(consumers: [again], images: true)
+        }
+    }
+
+    @Test func triggerTimesStartSeparateBursts() throws {
+        let dir = try TempDir()
+        let consumer = try ConsumerFactory.make("burst:count=2,at=0.5,1s,out=\(dir.path("b"))")
+        let captured = try streamRoom(consumers: [consumer], images: true).compactMap { $0 as? BurstCapturedRecord }
+        // every defaults to 1: frames 10, 11 (0.5 s) and 20, 21 (1 s).
+        #expect(captured.map { ($0.t_ns - 1_000_000_000) / 50_000_000 } == [10, 11, 20, 21])
+        #expect(captured.map(\.burst) == [0, 0, 1, 1])
+    }
+
+    @Test func outMustBeAFolder() throws {
+        let dir = try TempDir()
+        let file = dir.path("f")
+        try "x".write(toFile: file, atomically: true, encoding: .utf8)
+        #expect(throws: ConsumerError.badFile(path: file, reason: "exists and is not a folder")) {
+            _ = try ConsumerFactory.make("burst:out=\(file)")
+        }
+    }
+}
+
+@Suite struct StreamWriterTests {
+    @Test func oneSortedCompactJSONObjectPerLine() throws {
+        let dir = try TempDir()
+        let path = dir.path("s.jsonl")
+        FileManager.default.createFile(atPath: path, contents: nil)
+        let h = try #require(FileHandle(forWritingAtPath: path))
+        let w = StreamWriter(handle: h)
+        let records = try streamRoom(consumers: [CursorConsumer()], frames: 5)
+        try w.write(records)
+        try h.close()
+        let text = try String(contentsOfFile: path, encoding: .utf8)
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+        #expect(lines.last == "" && lines.count == records.count + 1)
+        for (line, rec) in zip(lines, records) {
+            #expect(!line.contains("\n") && !line.contains("  "))
+            let obj = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+            #expect(obj["type"] as? String == rec.type && obj["schema"] as? String == "worldtrack.stream/1")
+            #expect((obj["t_ns"] as? NSNumber)?.int64Value == rec.t_ns)
+        }
+        // Keys are sorted: "T_world_camera" < "anchors" < … in a frame line.
+        let first = String(lines[0])
+        #expect(first.hasPrefix(#"{"T_world_camera":["#))
+    }
+}
+
+@Suite struct WorldStreamTests {
+    @Test func recordsComeInFrameEventsConsumerOrder() throws {
+        let stream = WorldStream(consumers: [CursorConsumer(placeTimes: [.relativeSeconds(0)])], writer: nil)
+        var gen = RoomLandmarks(seed: 1)
+        let records = try stream.process(frameInput(0, landmarks: gen.batch(floor: 40, table: 10, wall: 15)))
+        let types = records.map(\.type)
+        #expect(types.first == "frame")
+        // Plane additions (world events) precede the cursor's records, and the cursor's placement follows its record.
+        let firstCursor = try #require(types.firstIndex(of: "cursor"))
+        #expect(types[1..<firstCursor].allSatisfy { $0 == "anchor.added" } && firstCursor > 1)
+        #expect(types[(firstCursor + 1)...] == ["anchor.added"])
+        #expect((records.last as? AnchorEventRecord)?.kind == "user")
+        #expect(records.allSatisfy { $0.t_ns == 1_000_000_000 && $0.schema == StreamSchema.version })
+    }
+}
+
+@Suite struct WorldStreamResetTests {
+    @Test func resetEmitsRemovalRecords() throws {
+        let stream = WorldStream(writer: nil)
+        var gen = RoomLandmarks(seed: 1)
+        let first = try stream.process(frameInput(0, landmarks: gen.batch(floor: 40, table: 10, wall: 15)))
+        let added = first.compactMap { $0 as? AnchorEventRecord }.map(\.id)
+        #expect(!added.isEmpty)
+        let removed = try stream.reset(t_ns: 7)
+        #expect(removed.map(\.type).allSatisfy { $0 == "anchor.removed" })
+        #expect(Set(removed.compactMap { ($0 as? AnchorEventRecord)?.id }) == Set(added))
+        #expect(stream.session.planes.isEmpty)
+    }
+}

@@ -1,0 +1,116 @@
+import Foundation
+import Geometry
+import Sensors
+@testable import World
+
+/// Seeded random numbers for repeatable synthetic worlds.
+struct TestRNG {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+    /// Uniform in [a, b).
+    mutating func uniform(_ a: Double, _ b: Double) -> Double { a + (b - a) * Double(next() >> 11) / Double(1 << 53) }
+    /// Standard normal (Box–Muller).
+    mutating func gaussian() -> Double {
+        let u1 = max(uniform(0, 1), 1e-300), u2 = uniform(0, 1)
+        return (-2 * log(u1)).squareRoot() * cos(2 * .pi * u2)
+    }
+    mutating func noise(_ sigma: Double) -> Vec3 { Vec3(gaussian(), gaussian(), gaussian()) * sigma }
+}
+
+/// A room with a floor (z = 0), a table top (z = 0.75, 1.2 m × 0.8 m) and two walls, as ground truth.
+enum Room {
+    static let floorZ = 0.0
+    static let tableZ = 0.75
+    /// Table top: x ∈ [0.5, 1.7], y ∈ [-0.4, 0.4] (1.2 × 0.8 m).
+    static let tableX = 0.5...1.7, tableY = -0.4...0.4
+    /// Floor: x, y ∈ [-3, 3].
+    static let floorXY = -3.0...3.0
+    /// Wall at x = -3 (y ∈ [-3, 3]) and at y = 3 (x ∈ [-3, 3]); z ∈ [0, 2.5].
+    static let wallTop = 2.5
+
+    static func onTable(_ x: Double, _ y: Double) -> Bool { tableX.contains(x) && tableY.contains(y) }
+
+    /// Landmark ground-truth samples of each surface.
+    static func floorPoint(_ r: inout TestRNG) -> Vec3 {
+        while true {
+            let x = r.uniform(-3, 3), y = r.uniform(-3, 3)
+            if !onTable(x, y) { return Vec3(x, y, floorZ) }
+        }
+    }
+    static func tablePoint(_ r: inout TestRNG) -> Vec3 { Vec3(r.uniform(0.5, 1.7), r.uniform(-0.4, 0.4), tableZ) }
+    static func wallPoint(_ r: inout TestRNG) -> Vec3 {
+        r.uniform(0, 1) < 0.5 ? Vec3(-3, r.uniform(-3, 3), r.uniform(0, wallTop)) : Vec3(r.uniform(-3, 3), 3, r.uniform(0, wallTop))
+    }
+}
+
+/// A 640×480 pinhole camera (fx = fy = 400 px).
+let testCamera = CameraCalibration(
+    name: "cam0",
+    model: CameraModel(width: 640, height: 480, intrinsics: PinholeIntrinsics(fx: 400, fy: 400, cx: 319.5, cy: 239.5)),
+    rateHz: 20, T_B_C: .identity)
+
+/// The pose of an OpenCV camera at `eye` looking at `target` (world z up).
+func lookAt(eye: Vec3, target: Vec3) -> SE3 {
+    let z = (target - eye).normalized
+    let x = z.cross(Vec3(0, 0, 1)).normalized
+    let y = z.cross(x)
+    return SE3(rotation: SO3(matrix: Mat3(columns: x, y, z)), translation: eye)
+}
+
+/// The default viewpoint: 1.5 m high, behind the table, looking at it.
+let defaultPose = lookAt(eye: Vec3(1.1, -2.0, 1.5), target: Vec3(1.1, 0, 0.5))
+
+/// A frame input at 20 Hz frame index `i`.
+func frameInput(_ i: Int, landmarks: [LandmarkInput], normal: Bool = true, T_W_C: SE3 = defaultPose,
+                image: Bool = false) -> WorldFrameInput {
+    WorldFrameInput(t_ns: 1_000_000_000 + TimestampNs(i) * 50_000_000, isTrackingNormal: normal,
+                    trackingState: normal ? "normal" : "limited(initializing)", T_W_C: T_W_C, T_W_B: T_W_C,
+                    camera: testCamera, landmarks: landmarks, featureCount: landmarks.count,
+                    image: image ? testImage(i) : nil)
+}
+
+/// A small textured image whose content depends on `seed`.
+import Imaging
+func testImage(_ seed: Int) -> GrayImage {
+    var px = [UInt8](repeating: 0, count: 640 * 480)
+    for y in 0..<480 { for x in 0..<640 { px[y * 640 + x] = UInt8(truncatingIfNeeded: (x ^ y) &+ seed * 7) } }
+    return GrayImage(width: 640, height: 480, pixels: px)
+}
+
+/// Generates batches of noisy room landmarks with unique ids.
+struct RoomLandmarks {
+    var rng: TestRNG
+    var nextId = 0
+    let sigma: Double
+    init(seed: UInt64, sigma: Double = 0.01) { rng = TestRNG(seed: seed); self.sigma = sigma }
+    mutating func batch(floor: Int, table: Int, wall: Int) -> [LandmarkInput] {
+        var out: [LandmarkInput] = []
+        func add(_ p: Vec3) { out.append(LandmarkInput(id: nextId, p_W: p + rng.noise(sigma), std_m: sigma)); nextId += 1 }
+        for _ in 0..<floor { add(Room.floorPoint(&rng)) }
+        for _ in 0..<table { add(Room.tablePoint(&rng)) }
+        for _ in 0..<wall { add(Room.wallPoint(&rng)) }
+        return out
+    }
+    mutating func points(_ gen: (inout TestRNG) -> Vec3, count: Int) -> [LandmarkInput] {
+        (0..<count).map { _ in
+            defer { nextId += 1 }
+            return LandmarkInput(id: nextId, p_W: gen(&rng) + rng.noise(sigma), std_m: sigma)
+        }
+    }
+}
+
+/// Runs the room for `frames` frames at 20 Hz and returns the session and every frame.
+func runRoom(frames: Int = 30, seed: UInt64 = 1, floor: Int = 40, table: Int = 10, wall: Int = 15,
+             session: WorldSession = WorldSession()) -> (WorldSession, [WorldFrame]) {
+    var gen = RoomLandmarks(seed: seed)
+    var out: [WorldFrame] = []
+    for i in 0..<frames { out.append(session.process(frameInput(i, landmarks: gen.batch(floor: floor, table: table, wall: wall)))) }
+    return (session, out)
+}

@@ -1,0 +1,109 @@
+import Foundation
+import Geometry
+import Sensors
+import Testing
+@testable import World
+
+@Suite struct LandmarkMapTests {
+    @Test func reportsOfOneIdAreAveragedByInverseVariance() throws {
+        var map = LandmarkMap()
+        map.integrate([LandmarkInput(id: 7, p_W: Vec3(1, 0, 0), std_m: 0.01)], at: 0)
+        map.integrate([LandmarkInput(id: 7, p_W: Vec3(1.02, 0, 0), std_m: 0.02)], at: 1)
+        let l = try #require(map.landmark(id: 7))
+        // Weights 1/σ²: 10000 and 2500 → x = (1·10000 + 1.02·2500) / 12500 = 1.004.
+        #expect(abs(l.p_W.x - 1.004) < 1e-12)
+        #expect(l.std_m == 0.01 && l.observations == 2 && l.lastSeen_ns == 1)
+        #expect(map.count == 1)
+    }
+
+    @Test func farReportReplacesInsteadOfAveraging() throws {
+        var map = LandmarkMap()
+        map.integrate([LandmarkInput(id: 1, p_W: Vec3(0, 0, 0), std_m: 0.01)], at: 0)
+        // 1 m away is ≫ 5 combined σ: the estimator re-triangulated the feature.
+        map.integrate([LandmarkInput(id: 1, p_W: Vec3(1, 0, 0), std_m: 0.01)], at: 1)
+        #expect(try #require(map.landmark(id: 1)).p_W == Vec3(1, 0, 0))
+    }
+
+    @Test func invalidReportsAreIgnored() {
+        var map = LandmarkMap()
+        map.integrate([LandmarkInput(id: 1, p_W: Vec3(.nan, 0, 0), std_m: 0.01),
+                       LandmarkInput(id: 2, p_W: Vec3(0, 0, 0), std_m: 0),
+                       LandmarkInput(id: 3, p_W: Vec3(0, 0, 0), std_m: 5)], at: 0)
+        #expect(map.count == 0)
+    }
+
+    @Test func capacityCullsLeastRecentlySeen() {
+        var map = LandmarkMap(capacity: 100)
+        for t in 0..<150 { map.integrate([LandmarkInput(id: t, p_W: Vec3(Double(t), 0, 0), std_m: 0.01)], at: TimestampNs(t)) }
+        #expect(map.count <= 100)
+        // The oldest ids went first; the newest are all kept.
+        #expect(map.landmark(id: 0) == nil)
+        #expect((140..<150).allSatisfy { map.landmark(id: $0) != nil })
+        // Re-seeing an old landmark protects it.
+        var m2 = LandmarkMap(capacity: 10)
+        for t in 0..<10 { m2.integrate([LandmarkInput(id: t, p_W: .zero, std_m: 0.01)], at: TimestampNs(t)) }
+        m2.integrate([LandmarkInput(id: 0, p_W: .zero, std_m: 0.01)], at: 100)
+        m2.integrate([LandmarkInput(id: 99, p_W: .zero, std_m: 0.01)], at: 101)
+        #expect(m2.landmark(id: 0) != nil && m2.landmark(id: 1) == nil)
+    }
+
+    @Test func staleLandmarksAreDropped() {
+        var map = LandmarkMap(maxAge_ns: 1_000)
+        map.integrate([LandmarkInput(id: 1, p_W: .zero, std_m: 0.01)], at: 0)
+        map.integrate([LandmarkInput(id: 2, p_W: .zero, std_m: 0.01)], at: 2_000)
+        #expect(map.landmark(id: 1) == nil && map.landmark(id: 2) != nil)
+    }
+
+    @Test func regionQueries() {
+        var map = LandmarkMap()
+        map.integrate((0..<10).map { LandmarkInput(id: $0, p_W: Vec3(Double($0), 0, 0), std_m: 0.01) }, at: 0)
+        #expect(map.landmarks(in: WorldBox(min: Vec3(2.5, -1, -1), max: Vec3(5, 1, 1))).map(\.id) == [3, 4, 5])
+        #expect(map.landmarks(near: Vec3(7, 0, 0), radius: 1.01).map(\.id) == [6, 7, 8])
+        let ray = map.landmarks(nearRayFrom: Vec3(0, -1, 0), direction: Vec3(0, 1, 0), maxAngle: 0.1)
+        #expect(ray.map(\.landmark.id) == [0])
+    }
+}
+
+@Suite struct GeometryHelperTests {
+    @Test func jacobiEigenRecoversAKnownDecomposition() {
+        let R = SO3(angle: 0.7, axis: Vec3(1, 2, 3).normalized).matrix
+        let m = R * Mat3(diagonal: Vec3(3, 1, 0.25)) * R.transposed
+        let e = SymmetricEigen3(m)
+        #expect(abs(e.values.x - 0.25) < 1e-12 && abs(e.values.y - 1) < 1e-12 && abs(e.values.z - 3) < 1e-12)
+        // Eigenvector of 0.25 is R's third column (up to sign).
+        #expect(abs(abs(e.vectors[0].dot(R.column(2))) - 1) < 1e-10)
+        #expect(abs(abs(e.vectors[2].dot(R.column(0))) - 1) < 1e-10)
+    }
+
+    @Test func planeFitFindsTiltedPlane() throws {
+        var rng = TestRNG(seed: 5)
+        let n = Vec3(0.2, -0.1, 1).normalized
+        let pts = (0..<200).map { _ -> Vec3 in
+            var p = Vec3(rng.uniform(-1, 1), rng.uniform(-1, 1), 0)
+            p.z = (0.5 - n.x * p.x - n.y * p.y) / n.z
+            return p
+        }
+        let fit = try #require(FittedPlane.fit(pts))
+        #expect(abs(abs(fit.normal.dot(n)) - 1) < 1e-9)
+        #expect(abs(n.dot(fit.centroid) - 0.5) < 1e-9 && fit.rms_m < 1e-9)
+        #expect(FittedPlane.fit([Vec3(0, 0, 0), Vec3(1, 0, 0), Vec3(2, 0, 0)]) == nil) // collinear
+    }
+
+    @Test func hullAndMinimumRectangleOfARotatedRectangle() {
+        let yaw = 0.5
+        let ux = Vec2(cos(yaw), sin(yaw)), uy = Vec2(-sin(yaw), cos(yaw))
+        var pts: [Vec2] = []
+        for i in 0...20 { for j in 0...10 { pts.append(Vec2(1, 2) + (Double(i) / 10) * ux + (Double(j) / 10) * uy) } }
+        let hull = PlaneGeometry2D.convexHull(pts)
+        #expect(hull.count == 4)
+        #expect(abs(PlaneGeometry2D.area(hull) - 2) < 1e-9)
+        let r = PlaneGeometry2D.minimumAreaRectangle(hull)
+        #expect(abs(r.width - 2) < 1e-9 && abs(r.length - 1) < 1e-9 && abs(r.yaw - yaw) < 1e-9)
+        #expect((r.center - (Vec2(1, 2) + ux + 0.5 * uy)).norm < 1e-9)
+        #expect(PlaneGeometry2D.convexContains(hull, Vec2(1, 2) + ux + 0.5 * uy))
+        #expect(!PlaneGeometry2D.convexContains(hull, Vec2(0, 0)))
+        let square = [Vec2(0, 0), Vec2(1, 0), Vec2(1, 1), Vec2(0, 1)]
+        #expect(abs(PlaneGeometry2D.distance(square, square.map { $0 + Vec2(1.5, 0) }) - 0.5) < 1e-12)
+        #expect(PlaneGeometry2D.distance(square, square.map { $0 + Vec2(0.5, 0.5) }) == 0)
+    }
+}

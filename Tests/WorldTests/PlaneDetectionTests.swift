@@ -1,0 +1,191 @@
+import Foundation
+import Geometry
+import Sensors
+import Testing
+@testable import World
+
+@Suite struct PlaneDetectionTests {
+    @Test func floorTableAndWallsFoundWithAccurateHeightAndExtent() throws {
+        let (session, frames) = runRoom()
+        let planes = session.planes
+        let floor = try #require(planes.first { $0.classification == .floor })
+        let table = try #require(planes.first { $0.classification == .table })
+        // Target: height within 2 cm of truth with 1 cm landmark noise.
+        #expect(abs(floor.height_m - Room.floorZ) < 0.02)
+        #expect(abs(table.height_m - Room.tableZ) < 0.02)
+        // Extent within 20 % (the hull of samples lies slightly inside the true 1.2 × 0.8 m top).
+        let sides = [table.extent.width, table.extent.length].sorted()
+        #expect(abs(sides[0] - 0.8) / 0.8 < 0.2)
+        #expect(abs(sides[1] - 1.2) / 1.2 < 0.2)
+        #expect((table.center - Vec3(1.1, 0, 0.75)).norm < 0.1)
+        // Floor spans (most of) the 6 × 6 m room.
+        #expect(floor.area_m2 > 0.8 * 36 - 1.2 * 0.8)
+        // Exactly one floor and one table, plus the two walls (vertical, at x = -3 and y = 3).
+        #expect(planes.filter { $0.alignment == .horizontal }.count == 2)
+        let walls = planes.filter { $0.alignment == .vertical }
+        #expect(walls.count == 2)
+        for w in walls {
+            #expect(w.classification == .wall)
+            let n = w.normal_W
+            // A wall's offset (n·p) must match its true plane within 2 cm.
+            if abs(n.x) > 0.99 { #expect(abs(w.T_W_P.translation.x - -3) < 0.02) } else { #expect(abs(w.T_W_P.translation.y - 3) < 0.02) }
+            // Normals face the camera (inside the room).
+            #expect(n.dot(defaultPose.translation - w.T_W_P.translation) > 0)
+        }
+        // The floor was reported within 1.5 s of tracking normal.
+        let added = frames.first { f in f.events.contains { $0.change == .added && $0.anchor.id == floor.id } }
+        let t = try #require(added).t_ns - frames[0].t_ns
+        #expect(t <= 1_500_000_000)
+        print("room: floor h err \(floor.height_m) m, table h err \(table.height_m - Room.tableZ) m, table sides \(sides), floor reported after \(Double(t) * 1e-9) s")
+    }
+
+    @Test func lifecycleAddsEachPlaneOnceAndReportsUpdates() {
+        let (session, frames) = runRoom()
+        let events = frames.flatMap(\.events)
+        let addedIds = events.filter { $0.change == .added }.map(\.anchor.id)
+        #expect(addedIds.count == Set(addedIds).count)
+        let removed = events.filter { $0.change == .removed }
+        // Every plane added is either still there or was merged into another plane (never silently lost).
+        #expect(Set(addedIds).subtracting(removed.map(\.anchor.id)) == Set(session.planes.map(\.id)))
+        for r in removed {
+            let addedAt = events.firstIndex { $0.change == .added && $0.anchor.id == r.anchor.id }
+            let removedAt = events.firstIndex { $0 == r }
+            #expect(addedAt != nil && addedAt! < removedAt!)
+            #expect(r.mergedInto != nil)
+        }
+        #expect(events.contains { $0.change == .updated })
+        // A static room settles: at most one early fragment (a sparse wall patch) merges away.
+        #expect(removed.count <= 1)
+        print("room lifecycle: added \(addedIds.count), removed \(removed.map { "\($0.anchor.id)→\($0.mergedInto ?? "-")" }), final \(session.planes.map { "\($0.id):\($0.classification.rawValue)" })")
+        // Ids are deterministic counters.
+        #expect(session.planes.map(\.id).allSatisfy { $0.hasPrefix("plane-") })
+    }
+
+    @Test func separatedPatchesMergeWhenTheGapFills() throws {
+        let session = WorldSession()
+        var rng = TestRNG(seed: 7)
+        var id = 0
+        func patch(_ x: ClosedRange<Double>, _ n: Int) -> [LandmarkInput] {
+            (0..<n).map { _ in
+                defer { id += 1 }
+                return LandmarkInput(id: id, p_W: Vec3(rng.uniform(x.lowerBound, x.upperBound), rng.uniform(0, 1), 0) + rng.noise(0.01),
+                                     std_m: 0.01)
+            }
+        }
+        let f0 = session.process(frameInput(0, landmarks: patch(0...1, 60) + patch(2...3, 60)))
+        #expect(f0.events.filter { $0.change == .added }.count == 2)
+        #expect(session.planes.count == 2)
+        var events: [AnchorEvent] = []
+        for i in 1...4 { events += session.process(frameInput(i * 2, landmarks: patch(1...2, 40))).events }
+        #expect(session.planes.count == 1)
+        let removed = events.filter { $0.change == .removed }
+        #expect(removed.count == 1)
+        let survivor = try #require(session.planes.first)
+        #expect(removed.first?.mergedInto == survivor.id)
+        #expect(survivor.id == "plane-1")
+        // The merged plane spans x ∈ [0, 3] (within 20 %).
+        #expect(abs(max(survivor.extent.width, survivor.extent.length) - 3) / 3 < 0.2)
+        #expect(!events.contains { $0.change == .added })
+    }
+
+    @Test func noPlanesWhileTrackingIsNotNormal() {
+        let session = WorldSession()
+        var gen = RoomLandmarks(seed: 3)
+        for i in 0..<20 {
+            let f = session.process(frameInput(i, landmarks: gen.batch(floor: 40, table: 10, wall: 10), normal: false))
+            #expect(f.planes.isEmpty && f.events.isEmpty && f.anchorsInView.isEmpty)
+            #expect(f.raycast(pixel: Vec2(320, 400)) == nil)
+        }
+        #expect(session.planes.isEmpty)
+        #expect(session.map.count == 0)
+        let f = session.process(frameInput(20, landmarks: gen.batch(floor: 40, table: 10, wall: 10)))
+        #expect(f.events.contains { $0.change == .added })
+        #expect(!f.planes.isEmpty)
+    }
+
+    @Test func floorIsLowestLargePlaneAndSmallLowerPatchIsNot() {
+        // A large plane at z = 0.4 and a small patch at z = 0: the large plane is the floor.
+        let session = WorldSession()
+        var rng = TestRNG(seed: 11)
+        var lms: [LandmarkInput] = []
+        for i in 0..<200 { lms.append(LandmarkInput(id: i, p_W: Vec3(rng.uniform(-1, 1), rng.uniform(-1, 1), 0.4) + rng.noise(0.01), std_m: 0.01)) }
+        for i in 200..<240 { lms.append(LandmarkInput(id: i, p_W: Vec3(rng.uniform(3, 3.4), rng.uniform(0, 0.4), 0) + rng.noise(0.01), std_m: 0.01)) }
+        _ = session.process(frameInput(0, landmarks: lms))
+        let big = session.planes.first { abs($0.height_m - 0.4) < 0.03 }
+        let small = session.planes.first { abs($0.height_m) < 0.03 }
+        #expect(big?.classification == .floor)
+        #expect(small?.classification == PlaneClassification.none)
+    }
+}
+
+@Suite struct SessionResetTests {
+    @Test func resetRemovesEverythingAndKeepsCountingIds() throws {
+        let (session, _) = runRoom(frames: 6)
+        let before = session.planes.map(\.id)
+        #expect(!before.isEmpty)
+        session.addAnchor(T_W_A: .identity, t_ns: 0)
+        let events = session.reset(t_ns: 5)
+        #expect(events.count == before.count + 1 && events.allSatisfy { $0.change == .removed })
+        #expect(session.planes.isEmpty && session.userAnchors.isEmpty && session.map.count == 0)
+        var gen = RoomLandmarks(seed: 99)
+        let f = session.process(frameInput(100, landmarks: gen.batch(floor: 60, table: 0, wall: 0)))
+        let added = try #require(f.events.first { $0.change == .added })
+        #expect(!before.contains(added.anchor.id))
+    }
+}
+
+@Suite struct SparseNoisyRoomTests {
+    @Test func sparseLandmarksWithOutliersStillGiveFloorAndTableQuickly() throws {
+        let session = WorldSession()
+        var gen = RoomLandmarks(seed: 31)
+        var frames: [WorldFrame] = []
+        for i in 0..<30 {
+            var lms = gen.batch(floor: 10, table: 3, wall: 8)
+            // 15 % outliers anywhere in the room volume (mis-triangulated features).
+            lms += gen.points({ r in Vec3(r.uniform(-3, 3), r.uniform(-3, 3), r.uniform(0, 2.5)) }, count: 3)
+            frames.append(session.process(frameInput(i, landmarks: lms)))
+        }
+        let floor = try #require(session.planes.first { $0.classification == .floor })
+        let table = try #require(session.planes.first { $0.classification == .table })
+        #expect(abs(floor.height_m) < 0.02 && abs(table.height_m - 0.75) < 0.02)
+        let floorAdded = try #require(frames.first { f in f.events.contains { $0.change == .added && $0.anchor.id == floor.id } })
+        #expect(floorAdded.t_ns - frames[0].t_ns <= 1_500_000_000)
+        // No spurious horizontal planes from outliers or wall slices.
+        #expect(session.planes.filter { $0.alignment == .horizontal }.count == 2)
+        // Extent within 20 % even with an outlier at the table's height 0.2 m beside it (stray points are culled).
+        let sides = [table.extent.width, table.extent.length].sorted()
+        #expect(abs(sides[0] - 0.8) / 0.8 < 0.2 && abs(sides[1] - 1.2) / 1.2 < 0.2)
+        print("sparse room: floor after \(Double(floorAdded.t_ns - frames[0].t_ns) * 1e-9) s, h \(floor.height_m); table h \(table.height_m), sides \(table.extent.width) × \(table.extent.length); planes \(session.planes.map { "\($0.id):\($0.classification.rawValue)" })")
+    }
+}
+
+@Suite struct TiltToleranceTests {
+    @Test func floorSeenOneDegreeTiltedStaysOnePlane() throws {
+        // A 1° gravity error tilts the 6 m floor by ±5 cm: more than the ±2.5 cm inlier band.
+        let R = SO3(angle: 1 * Double.pi / 180, axis: Vec3(1, 0.3, 0).normalized)
+        let session = WorldSession()
+        var gen = RoomLandmarks(seed: 1)
+        for i in 0..<30 {
+            let lms = gen.batch(floor: 40, table: 10, wall: 15).map { LandmarkInput(id: $0.id, p_W: R.act($0.p_W), std_m: $0.std_m) }
+            _ = session.process(frameInput(i, landmarks: lms))
+        }
+        let horizontal = session.planes.filter { $0.alignment == .horizontal }
+        #expect(horizontal.count == 2)
+        let floor = try #require(horizontal.first { $0.classification == .floor })
+        // The whole floor (≥ 90 % of the 35 m² sampled) is one plane, at the tilted floor's mean height (≈ 0).
+        #expect(floor.area_m2 > 0.9 * (36 - 0.96))
+        #expect(abs(floor.height_m) < 0.02)
+    }
+}
+
+@Suite struct BadInputTests {
+    @Test func nonFinitePoseIsTreatedAsNotNormal() {
+        let (session, _) = runRoom(frames: 4)
+        #expect(!session.planes.isEmpty)
+        var gen = RoomLandmarks(seed: 8)
+        let f = session.process(frameInput(10, landmarks: gen.batch(floor: 10, table: 0, wall: 0),
+                                           T_W_C: SE3(translation: Vec3(.nan, 0, 0))))
+        #expect(!f.isTrackingNormal && f.planes.isEmpty && f.anchorsInView.isEmpty && f.events.isEmpty)
+        #expect(f.raycast(pixel: Vec2(320, 240)) == nil)
+    }
+}

@@ -1,0 +1,169 @@
+import Foundation
+import Geometry
+import Sensors
+import Testing
+@testable import World
+
+@Suite struct RaycastTests {
+    /// The pixel where a world point appears in the default view.
+    func pixel(of p_W: Vec3, T_W_C: SE3 = defaultPose) throws -> Vec2 {
+        try #require(testCamera.model.project(T_W_C.inverse.act(p_W)))
+    }
+
+    @Test func pixelThroughAKnownPointHitsItOnTheFloorAndTable() throws {
+        let (_, frames) = runRoom()
+        let f = try #require(frames.last)
+        // Floor point in front of the table, and a point on the table top.
+        for (truth, kind) in [(Vec3(0.2, -0.8, 0), PlaneClassification.floor), (Vec3(1.3, 0.1, 0.75), .table)] {
+            let hit = try #require(f.raycast(pixel: try pixel(of: truth), target: .existingPlaneGeometry).first)
+            // Within 1 cm: plane heights are within ~2 mm here and the rays are steep.
+            #expect((hit.position_W - truth).norm < 0.01)
+            #expect(f.planes.first { $0.id == hit.planeId }?.classification == kind)
+            #expect(abs(hit.normal_W.z - 1) < 1e-9)
+            #expect(abs(hit.distance_m - (truth - defaultPose.translation).norm) < 0.01)
+        }
+    }
+
+    @Test func wallHitFromAPixel() throws {
+        let (_, frames) = runRoom()
+        let f = try #require(frames.last)
+        let truth = Vec3(0.4, 3, 1.0) // on the far wall (y = 3)
+        let hit = try #require(f.raycast(pixel: try pixel(of: truth), target: .existingPlaneGeometry).first)
+        // Within 1 cm at 5 m range: the wall offset is within ~1 mm and the ray meets it at ~20° from the normal.
+        #expect((hit.position_W - truth).norm < 0.01)
+        #expect(hit.alignment == .vertical)
+        #expect(f.planes.first { $0.id == hit.planeId }?.classification == .wall)
+        // The hit's z axis is the wall normal, facing the camera (−y).
+        #expect(hit.normal_W.dot(Vec3(0, -1, 0)) > cos(2 * Double.pi / 180))
+        // A horizontal-only raycast goes past the wall to the floor plane's infinite extension instead.
+        #expect(f.raycast(pixel: try pixel(of: truth), target: .existingPlaneInfinite, alignment: .horizontal)
+            .allSatisfy { $0.alignment == .horizontal })
+    }
+
+    @Test func geometryTargetRespectsBoundaryWhileInfiniteDoesNot() throws {
+        let (session, frames) = runRoom()
+        let f = try #require(frames.last)
+        let table = try #require(session.planes.first { $0.classification == .table })
+        // Just beside the table at table height: outside its boundary, on the table's infinite plane.
+        let beside = Vec3(0.3, 0, 0.75)
+        let px = try pixel(of: beside)
+        let geometry = f.raycast(pixel: px, target: .existingPlaneGeometry)
+        #expect(!geometry.contains { $0.planeId == table.id })
+        let infinite = f.raycast(pixel: px, target: .existingPlaneInfinite)
+        let hit = try #require(infinite.first { $0.planeId == table.id })
+        #expect((hit.position_W - beside).norm < 0.01)
+        // Preferred order falls back from geometry to the floor beneath (first geometric hit along the ray).
+        let pref = try #require(f.raycast(pixel: px))
+        #expect(pref.target == .existingPlaneGeometry && pref.planeId != table.id)
+        // Alignment filter: vertical-only raycast at the floor finds nothing horizontal.
+        #expect(f.raycast(pixel: try pixel(of: Vec3(0.2, -0.8, 0)), target: .existingPlaneGeometry, alignment: .vertical)
+            .allSatisfy { $0.alignment == .vertical })
+    }
+
+    @Test func estimatedPlaneFromLandmarksOnATiltedSurface() throws {
+        // A ramp through (1, 1, 0.3) with normal tilted 20° about x; no detected planes, only landmarks.
+        let n = SO3(angle: 20 * .pi / 180, axis: Vec3(1, 0, 0)).act(Vec3(0, 0, 1))
+        let c = Vec3(1, 1, 0.3)
+        let u = Vec3(1, 0, 0), v = n.cross(u)
+        var rng = TestRNG(seed: 9)
+        var map = LandmarkMap()
+        map.integrate((0..<300).map {
+            LandmarkInput(id: $0, p_W: c + rng.uniform(-1, 1) * u + rng.uniform(-1, 1) * v + rng.noise(0.005), std_m: 0.005)
+        }, at: 0)
+        let eye = Vec3(0.6, -1, 1.6)
+        let target = c + 0.2 * u - 0.1 * v
+        let ray = WorldRay(origin_W: eye, direction_W: target - eye)
+        let hit = try #require(Raycaster.hitEstimatedPlane(ray, map: map, alignment: .any))
+        // 5 mm landmark noise, ~40 points: the fitted plane is within a few mm → hit within 1 cm.
+        #expect((hit.position_W - target).norm < 0.01)
+        // Normal within 3° of the truth and facing the camera.
+        #expect(hit.normal_W.dot(n) > cos(3 * .pi / 180))
+        #expect(hit.target == .estimatedPlane && hit.planeId == nil && hit.alignment == .any)
+        // No landmarks near the ray: no estimated hit.
+        #expect(Raycaster.hitEstimatedPlane(WorldRay(origin_W: eye, direction_W: Vec3(0, 0, 1)), map: map, alignment: .any) == nil)
+        // Alignment filter rejects a 20° ramp as "horizontal".
+        #expect(Raycaster.hitEstimatedPlane(ray, map: map, alignment: .horizontal) == nil)
+    }
+
+    @Test func estimatedPlaneThroughTheSession() throws {
+        // Only a few floor landmarks near one spot: too few for a plane anchor but enough for a local fit.
+        let session = WorldSession()
+        var rng = TestRNG(seed: 4)
+        let spot = Vec3(0.5, 0.5, 0)
+        let lms = (0..<12).map { LandmarkInput(id: $0, p_W: spot + Vec3(rng.uniform(-0.1, 0.1), rng.uniform(-0.1, 0.1), 0) + rng.noise(0.003), std_m: 0.003) }
+        let f = session.process(frameInput(0, landmarks: lms))
+        #expect(f.planes.isEmpty)
+        let px = try pixel(of: spot)
+        #expect(f.raycast(pixel: px, target: .existingPlaneInfinite).isEmpty)
+        let hit = try #require(f.raycast(pixel: px))
+        #expect(hit.target == .estimatedPlane)
+        #expect((hit.position_W - spot).norm < 0.01)
+        #expect(hit.alignment == .horizontal)
+    }
+
+    @Test func hitOrientationHasZAlongTheNormal() {
+        for n in [Vec3(0, 0, 1), Vec3(1, 0, 0), Vec3(0.3, -0.4, 0.5).normalized] {
+            let R = Raycaster.surfaceRotation(normal: n).matrix
+            #expect((R.column(2) - n).norm < 1e-9)
+            #expect(abs(R.determinant - 1) < 1e-9)
+        }
+    }
+}
+
+@Suite struct AnchorTests {
+    @Test func userAnchorFollowsPlaneRefinementWithoutSliding() throws {
+        // The table's first landmarks are biased 3 cm high; later unbiased ones pull the plane down to truth.
+        let session = WorldSession()
+        var gen = RoomLandmarks(seed: 21)
+        var biased = gen.points(Room.tablePoint, count: 20).map { LandmarkInput(id: $0.id, p_W: $0.p_W + Vec3(0, 0, 0.03), std_m: $0.std_m) }
+        biased += gen.batch(floor: 60, table: 0, wall: 0)
+        var f = session.process(frameInput(0, landmarks: biased))
+        let table = try #require(session.planes.first { abs($0.height_m - 0.78) < 0.015 })
+        let target = Vec3(1.0, 0.1, 0.75)
+        let px = try #require(testCamera.model.project(defaultPose.inverse.act(target)))
+        let hit = try #require(f.raycast(pixel: px, target: .existingPlaneGeometry).first)
+        #expect(hit.planeId == table.id)
+        let added = f.addAnchor(at: hit, name: "cup")
+        #expect(added.change == .added && added.anchor.kind == .user)
+        let anchorId = added.anchor.id
+        let xy0 = Vec2(hit.position_W.x, hit.position_W.y)
+        var updates: [AnchorEvent] = []
+        for i in 1...20 {
+            f = session.process(frameInput(i * 2, landmarks: gen.batch(floor: 20, table: 15, wall: 0)))
+            updates += f.events.filter { $0.anchor.id == anchorId }
+        }
+        let a = try #require(session.userAnchor(id: anchorId))
+        let plane = try #require(session.planeTracker.plane(id: table.id))
+        #expect(abs(plane.height_m - 0.75) < 0.01)
+        // The anchor sits on the refined plane (same height) and has not slid sideways (< 1 mm).
+        #expect(abs(a.T_W_A.translation.z - plane.height_m) < 1e-9)
+        #expect((Vec2(a.T_W_A.translation.x, a.T_W_A.translation.y) - xy0).norm < 1e-3)
+        #expect(updates.contains { $0.change == .updated })
+        // It is reported in view in every frame that sees it.
+        #expect(f.anchorsInView.contains { $0.id == anchorId && $0.kind == .user })
+        // Looking away (camera turned to face -y), the anchor is not in view.
+        let away = session.process(frameInput(50, landmarks: [], T_W_C: lookAt(eye: Vec3(1.1, -2, 1.5), target: Vec3(1.1, -4, 1.5))))
+        #expect(!away.anchorsInView.contains { $0.id == anchorId })
+    }
+
+    @Test func anchorReattachesWhenItsPlaneIsMerged() throws {
+        let session = WorldSession()
+        var rng = TestRNG(seed: 13)
+        var id = 0
+        func patch(_ x: ClosedRange<Double>, _ n: Int) -> [LandmarkInput] {
+            (0..<n).map { _ in
+                defer { id += 1 }
+                return LandmarkInput(id: id, p_W: Vec3(rng.uniform(x.lowerBound, x.upperBound), rng.uniform(0, 1), 0) + rng.noise(0.01), std_m: 0.01)
+            }
+        }
+        _ = session.process(frameInput(0, landmarks: patch(0...1, 60) + patch(2...3, 60)))
+        let second = try #require(session.planes.first { $0.id == "plane-2" })
+        session.addAnchor(T_W_A: SE3(translation: Vec3(2.5, 0.5, second.height_m)), planeId: second.id, t_ns: 0)
+        for i in 1...4 { _ = session.process(frameInput(i * 2, landmarks: patch(1...2, 40))) }
+        let a = try #require(session.userAnchors.first)
+        #expect(session.planes.count == 1)
+        #expect(a.planeId == "plane-1")
+        #expect(abs(a.T_W_A.translation.z - session.planes[0].height_m) < 1e-9)
+        #expect(abs(a.T_W_A.translation.x - 2.5) < 1e-9)
+    }
+}
