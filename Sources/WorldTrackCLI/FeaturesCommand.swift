@@ -60,17 +60,19 @@ struct FeaturesCommand: ParsableCommand {
 
     init() {}
 
-    func validate() throws {
+    /// Checks the option values; bad ones are bad input (exit 2), like a bad dataset.
+    func checkArguments() throws {
         if let seconds, !(seconds > 0 && seconds.isFinite) {
-            throw ValidationError("--seconds must be a positive number of seconds (got \(seconds))")
+            throw CLIError.badInput("--seconds must be a positive number of seconds (got \(seconds))")
         }
-        if budget < 1 { throw ValidationError("--budget must be >= 1 (got \(budget))") }
+        if budget < 1 { throw CLIError.badInput("--budget must be >= 1 (got \(budget))") }
         if !["none", "clahe", "equalize"].contains(contrast) {
-            throw ValidationError("--contrast must be none, clahe or equalize (got \(contrast))")
+            throw CLIError.badInput("--contrast must be none, clahe or equalize (got \(contrast))")
         }
     }
 
     func run() throws {
+        try checkArguments()
         let loaded: ASLDataset
         do { loaded = try ASLDataset(path: dataset) } catch let error as DatasetError {
             throw CLIError.badInput(error.description)
