@@ -12,8 +12,9 @@ struct FeaturesCommand: ParsableCommand {
         abstract: "Run the feature frontend alone and report track quality.",
         discussion: """
         Tracks corners through the dataset's cam0 frames (cam0 + cam1 with --stereo) as the \
-        estimator's frontend does: FAST corners on an 8×6 grid, pyramidal KLT seeded by the gyro \
-        rotation between frames, a forward-backward check and epipolar RANSAC. Reports the features \
+        estimator's frontend does: FAST corners on an 8×6 grid at least 16 px apart, pyramidal KLT \
+        (7-px window, 4 levels) seeded by the gyro rotation between frames, a forward-backward check, \
+        epipolar RANSAC, and tracks ended after 25 frames to bound drift. Reports the features \
         per frame, the median track length (frames) and the median time per frame (ms of CPU time \
         of the tracking thread, image decoding excluded).
 
@@ -21,7 +22,11 @@ struct FeaturesCommand: ParsableCommand {
         every track is checked against the truth: the ray of its first pixel is cast into the scene \
         from the true camera pose and the 3-D point found is projected with the true pose at each \
         later observation. The median distance to the tracked pixel and the share of observations \
-        more than 2 px off (outliers) are reported.
+        more than 2 px off (outliers) are reported. Tracks whose first ray meets nothing (sky) are \
+        not checked.
+
+        --draw writes every frame as DIR/000000.png, … with each track as a dot coloured by age (red \
+        new, yellow, green 20+ frames) and a trail of its last 10 positions; DIR must be new or empty.
 
         --json prints one JSON object: frames, features_per_frame_mean, features_per_frame_min, \
         tracks, track_length_median, max_track_step_px, reprojection_error_median_px, outlier_ratio, \
