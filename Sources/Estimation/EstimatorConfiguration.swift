@@ -37,8 +37,10 @@ public struct EstimatorConfiguration: Equatable, Sendable {
     public var initialAccelBiasStd: Double = 0.1
     /// Prior 1-σ of the velocity at static initialisation, m/s.
     public var initialVelocityStd: Double = 0.02
-    /// 1-σ position uncertainty under which a running filter reports `.normal`, metres.
-    public var normalPositionStd: Double = 0.5
+    /// 1-σ velocity uncertainty under which a running filter reports `.normal`, m/s. (Velocity, not
+    /// position: the position uncertainty grows without bound with the distance travelled — it is the
+    /// unobservable gauge — while the velocity stays observable.)
+    public var normalVelocityStd: Double = 0.1
 
     // MARK: Zero-velocity updates
     /// Apply zero-velocity updates when the IMU and the image say the device is still.
@@ -53,8 +55,8 @@ public struct EstimatorConfiguration: Equatable, Sendable {
     public var maxAngularRate: Double = 4.0
     /// Speeds above this mean divergence, m/s.
     public var maxSpeed: Double = 10
-    /// Position std above this means divergence, metres.
-    public var maxPositionStd: Double = 20
+    /// Velocity std above this means divergence, m/s.
+    public var maxVelocityStd: Double = 2
     /// This many consecutive frames whose visual update rejected (nearly) every feature → reset.
     public var maxFailedUpdateStreak: Int = 20
 

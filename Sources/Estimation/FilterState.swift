@@ -188,6 +188,11 @@ struct FilterState {
         return largestEigenvalueSymmetric3(m).squareRoot()
     }
 
+    /// 1-σ velocity uncertainty: square root of the largest eigenvalue of the velocity covariance, m/s.
+    var velocityStd: Double {
+        largestEigenvalueSymmetric3(covarianceBlock(ErrorIndex.velocity, ErrorIndex.velocity)).squareRoot()
+    }
+
     /// True when the mean and covariance are finite and the covariance diagonal is non-negative.
     var isHealthy: Bool {
         guard imu.isFinite else { return false }

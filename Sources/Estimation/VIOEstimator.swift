@@ -46,7 +46,8 @@ public final class VIOEstimator {
     /// Pose and yaw to continue from after a reset (keeps W continuous across a re-initialisation).
     private var lastGood: ImuState?
     private var lastOutput: EstimatorOutput?
-    private var framesSinceInit = 0
+    /// The filter has reported `.normal` since the last (re-)initialisation.
+    private var normalSinceInit = false
 
     /// Diagnostics of the last frame (for tests and logs).
     public private(set) var lastDiagnostics = EstimatorDiagnostics()
@@ -105,7 +106,6 @@ public final class VIOEstimator {
         let (phi, q) = propagator.propagate(&imuState, to: frame.t_ns, buffer: buffer)
         state.imu = imuState
         state.propagateCovariance(phi: phi, q: q)
-        framesSinceInit += 1
 
         // Standstill: IMU consistent with rest and (when known) a still image → zero-velocity update.
         let interval = buffer.samples(after: frame.t_ns - (lastIntervalNs ?? 50_000_000), through: frame.t_ns)
@@ -175,6 +175,7 @@ public final class VIOEstimator {
                 f.propagateCovariance(phi: phi, q: q)
             }
             filter = f
+            normalSinceInit = false
             features.removeAll()
             initWindow.removeAll()
             failedStreak = 0
@@ -232,7 +233,7 @@ public final class VIOEstimator {
         guard let state = filter else { return output(frame.t_ns, state: .limited(.initializing), diag: diag) }
         let speed = state.imu.v_W.norm
         let diverged = !state.isHealthy || speed > configuration.maxSpeed
-            || state.positionStd > configuration.maxPositionStd || failedStreak > configuration.maxFailedUpdateStreak
+            || !(state.velocityStd <= configuration.maxVelocityStd) || failedStreak > configuration.maxFailedUpdateStreak
         if diverged {
             diag.reset = true
             filter = nil
@@ -245,15 +246,22 @@ public final class VIOEstimator {
         let gyro = (buffer.last?.gyro_B ?? .zero) - state.imu.gyroBias_B
         let tried = diag.msckfAccepted + diag.msckfRejected
         let tracking: TrackingState
-        if state.positionStd > configuration.normalPositionStd {
+        let fewFeatures = diag.trackedFeatures < configuration.minTrackedFeatures
+        let tooFast = gyro.norm > configuration.maxAngularRate || (tried >= 10 && diag.msckfAccepted * 2 < tried)
+        if state.velocityStd > configuration.normalVelocityStd, !normalSinceInit {
+            // Still converging after (re-)initialisation.
             tracking = .limited(relocalizing ? .relocalizing : .initializing)
-        } else if gyro.norm > configuration.maxAngularRate || (tried >= 10 && diag.msckfAccepted * 2 < tried) {
+        } else if tooFast {
             tracking = .limited(.excessiveMotion)
-        } else if diag.trackedFeatures < configuration.minTrackedFeatures {
+        } else if fewFeatures {
+            tracking = .limited(.insufficientFeatures)
+        } else if state.velocityStd > configuration.normalVelocityStd {
+            // Uncertainty grew (a stretch without usable features) and has not recovered yet.
             tracking = .limited(.insufficientFeatures)
         } else {
             tracking = .normal
             relocalizing = false
+            normalSinceInit = true
         }
         return output(frame.t_ns, state: tracking, diag: diag)
     }
