@@ -255,8 +255,9 @@ public final class VIOEstimator {
             tracking = .limited(.excessiveMotion)
         } else if fewFeatures {
             tracking = .limited(.insufficientFeatures)
-        } else if state.velocityStd > configuration.normalVelocityStd {
-            // Uncertainty grew (a stretch without usable features) and has not recovered yet.
+        } else if state.velocityStd > 3 * configuration.normalVelocityStd {
+            // Uncertainty grew (a stretch without usable features) and has not recovered yet. The factor 3
+            // is a hysteresis: no flicker around the threshold once tracking was normal.
             tracking = .limited(.insufficientFeatures)
         } else {
             tracking = .normal
