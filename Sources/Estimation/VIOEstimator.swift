@@ -81,6 +81,7 @@ public final class VIOEstimator {
         var diag = EstimatorDiagnostics()
         defer { lastDiagnostics = diag }
         if let last = lastFrameTime, frame.t_ns <= last, let out = lastOutput { return out }
+        let previousFrameTime = lastFrameTime
         lastFrameTime = frame.t_ns
         let given = frame.imageDisparityPx.flatMap { $0.isFinite && $0 >= 0 ? $0 : nil }
         let disparity = given ?? measureDisparity(frame)
@@ -108,7 +109,9 @@ public final class VIOEstimator {
         state.propagateCovariance(phi: phi, q: q)
 
         // Standstill: IMU consistent with rest and (when known) a still image → zero-velocity update.
-        let interval = buffer.samples(after: frame.t_ns - (lastIntervalNs ?? 50_000_000), through: frame.t_ns)
+        let nominal = cameras[0].rateHz > 0 ? Time.nanoseconds(1 / cameras[0].rateHz) : 50_000_000
+        let intervalStart = max(previousFrameTime ?? (frame.t_ns - nominal), frame.t_ns - 4 * nominal)
+        let interval = buffer.samples(after: intervalStart, through: frame.t_ns)
         if configuration.zeroVelocityUpdates, let stats = zupt.statistics(interval),
            disparity.map({ $0 <= configuration.stillDisparityPx }) ?? true,
            zupt.imuSaysStill(stats, state: state), zupt.update(state: &state, stats: stats) {
@@ -197,12 +200,6 @@ public final class VIOEstimator {
             return true
         }
         return false
-    }
-
-    /// Length of the last frame interval (for the ZUPT's IMU window).
-    private var lastIntervalNs: TimestampNs? {
-        guard cameras[0].rateHz > 0 else { return nil }
-        return Time.nanoseconds(1 / cameras[0].rateHz)
     }
 
     /// Forgets everything (as after construction).
