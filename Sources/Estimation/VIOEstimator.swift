@@ -28,6 +28,8 @@ public final class VIOEstimator {
     public let imu: ImuCalibration
 
     private var buffer = ImuBuffer()
+    /// The inertial state's first estimate at the filter's time: the propagated value before the update.
+    private var imuFirstEstimate: ImuState?
     private var filter: FilterState?
     private var features = FeatureDatabase()
     private let initializer: StaticInitializer
@@ -104,7 +106,13 @@ public final class VIOEstimator {
 
         // Propagate to the frame time.
         var imuState = state.imu
-        let (phi, q) = propagator.propagate(&imuState, to: frame.t_ns, buffer: buffer)
+        var (phi, q) = propagator.propagate(&imuState, to: frame.t_ns, buffer: buffer)
+        // FEJ only once converged: first estimates from the start-up transient would pin bad linearisation
+        // points (until then the clones' first estimates follow the updates, see `finish`).
+        if configuration.firstEstimateJacobians, normalSinceInit, let first = imuFirstEstimate, first.t_ns == state.imu.t_ns {
+            propagator.applyFirstEstimates(&phi, first: first, end: imuState)
+        }
+        imuFirstEstimate = imuState // the prior at this frame is the next interval's first estimate
         state.imu = imuState
         state.propagateCovariance(phi: phi, q: q)
 
@@ -178,6 +186,7 @@ public final class VIOEstimator {
                 f.propagateCovariance(phi: phi, q: q)
             }
             filter = f
+            imuFirstEstimate = f.imu
             normalSinceInit = false
             features.removeAll()
             initWindow.removeAll()
@@ -240,6 +249,9 @@ public final class VIOEstimator {
             return output(frame.t_ns, state: .limited(.relocalizing), diag: diag)
         }
         lastGood = state.imu
+        if !normalSinceInit {
+            filter?.refreshFirstEstimates()
+        }
         let gyro = (buffer.last?.gyro_B ?? .zero) - state.imu.gyroBias_B
         let tried = diag.msckfAccepted + diag.msckfRejected
         let tracking: TrackingState
