@@ -66,5 +66,6 @@ public struct EstimatorConfiguration: Equatable, Sendable {
     /// This many consecutive frames whose visual update rejected (nearly) every feature → reset.
     public var maxFailedUpdateStreak: Int = 20
 
+    /// The default settings.
     public init() {}
 }

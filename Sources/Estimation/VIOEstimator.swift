@@ -316,5 +316,6 @@ public struct EstimatorDiagnostics: Equatable, Sendable {
     public var reset = false
     /// Points accepted in the visual update.
     public var landmarks: [Landmark] = []
+    /// Empty diagnostics.
     public init() {}
 }
