@@ -51,7 +51,7 @@ let package = Package(
         .target(name: "World", dependencies: ["Geometry", "LinearAlgebra", "Sensors", "Estimation", "Vision"], swiftSettings: swift5),
         .target(name: "Consumers", dependencies: ["World", "Imaging", "Sensors", "Geometry"], swiftSettings: swift5),
         .target(name: "Evaluation", dependencies: ["Geometry", "LinearAlgebra", "Sensors", "Imaging"], swiftSettings: swift5),
-        .target(name: "Simulation", dependencies: ["Geometry", "Sensors", "Imaging"], swiftSettings: swift5),
+        .target(name: "Simulation", dependencies: ["Geometry", "Sensors", "Imaging"], exclude: ["README.md"], swiftSettings: swift5),
 
         .target(name: "Pipeline",
                 dependencies: ["Geometry", "Imaging", "Sensors", "Vision", "Estimation", "World", "Consumers", "Simulation"],
@@ -71,7 +71,8 @@ let package = Package(
         .executableTarget(name: "worldtrack", dependencies: ["WorldTrackCLI"], swiftSettings: swift5),
         .executableTarget(
             name: "WorldTrackBench",
-            dependencies: ["WorldTrackCLI", "Pipeline", "Simulation", "Vision", "Estimation", "Sensors", "Imaging"],
+            dependencies: ["WorldTrackCLI", "Pipeline", "Simulation", "Vision", "Estimation", "Sensors", "Imaging",
+                           .product(name: "ArgumentParser", package: "swift-argument-parser")],
             path: "Benchmarks/WorldTrackBench",
             swiftSettings: swift5
         ),

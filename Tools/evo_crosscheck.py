@@ -141,9 +141,25 @@ def worldtrack_summary(binary, gt, est, align):
     return json.loads(run.stdout)
 
 
+def asl_to_tum(path, workdir):
+    """An ASL ground-truth CSV (or a dataset folder holding one) as a TUM file evo can read."""
+    if os.path.isdir(path):
+        path = os.path.join(path, "mav0", "state_groundtruth_estimate0", "data.csv")
+    out = os.path.join(workdir, "groundtruth.tum")
+    with open(path) as f, open(out, "w") as g:
+        for line in f:
+            if line.startswith("#") or not line.strip():
+                continue
+            c = [v.strip() for v in line.split(",")]
+            t_ns = int(c[0])
+            # TUM: t x y z qx qy qz qw; ASL: t, p xyz, q wxyz
+            g.write(f"{t_ns // 1_000_000_000}.{t_ns % 1_000_000_000:09d} {c[1]} {c[2]} {c[3]} {c[5]} {c[6]} {c[7]} {c[4]}\n")
+    return out
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--gt", help="ground-truth TUM file (default: a synthetic one)")
+    parser.add_argument("--gt", help="ground truth: a TUM file, an ASL data.csv or a dataset folder (converted to TUM for evo); default: a synthetic one")
     parser.add_argument("--est", help="estimated TUM file (default: a synthetic one)")
     parser.add_argument("--worldtrack", default=os.path.join(ROOT, ".build", "debug", "worldtrack"),
                         help="the worldtrack binary (default: .build/debug/worldtrack)")
@@ -160,6 +176,8 @@ def main():
 
     workdir = tempfile.mkdtemp(prefix="evo-crosscheck-")
     gt, est = (args.gt, args.est) if args.gt else write_synthetic_pair(workdir, jitter_ms=args.jitter_ms)
+    if args.gt and (os.path.isdir(gt) or gt.endswith(".csv")):
+        gt = asl_to_tum(gt, workdir)
     evo_ape = find_evo(args.venv)
 
     worst = 0.0

@@ -1,2 +1,100 @@
-// WorldTrack benchmarks: per-stage timings on a release build. Implementation pending (issue 8).
-print("worldtrack-bench: no benchmarks yet")
+// worldtrack-bench: per-stage latency, throughput and memory of the whole pipeline on a release build.
+//
+//   swift run -c release worldtrack-bench                 # default datasets, table on stdout
+//   swift run -c release worldtrack-bench --json out.json # also the figures as JSON
+//   swift run -c release worldtrack-bench --long-run      # plus the 10-minute memory check
+import ArgumentParser
+import Foundation
+import Imaging
+import Pipeline
+import Sensors
+import Simulation
+
+struct BenchCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "worldtrack-bench",
+        abstract: "Benchmark the WorldTrack pipeline: per-stage time per frame, frames per second on one core, peak memory.",
+        discussion: """
+        Runs `worldtrack run`'s pipeline (decode → frontend → propagation → update → planes → \
+        consumers) on each dataset: one warm-up run that is not counted, then --repeat timed runs. \
+        OpenCV is held to one thread and the pipeline is single-threaded, so the figures are per core. \
+        Per stage it prints the median, p90 and max time per frame (the median over the repeats of \
+        each run's figure, max over all), the whole pipeline's frames per second, and the process's \
+        peak resident memory.
+
+        Default datasets: the simulated room of `worldtrack run` (made and cached on first use) and \
+        ../shared/datasets/euroc-v101-micro when present. Build in release mode: debug figures mean nothing.
+
+        --long-run simulates a 10-minute handheld sequence at 376×240 (cached) and checks that the \
+        resident memory stops growing: growth between minute 2 and minute 10 must stay under 10 %.
+        """)
+
+    @Option(name: .customLong("dataset"), help: "Dataset to benchmark (repeatable). Default: the simulated room and EuRoC micro.")
+    var datasets: [String] = []
+
+    @Option(help: "Timed runs per dataset (after one warm-up run).")
+    var `repeat`: Int = 3
+
+    @Option(help: "Frames skipped at the start of each run before timing (filter start-up).")
+    var warmupFrames: Int = 20
+
+    @Option(help: "Also write the figures as JSON to this file.")
+    var json: String?
+
+    @Flag(help: "Run the 10-minute memory-growth check as well.")
+    var longRun = false
+
+    @Option(help: "Minutes of the long-run sequence.")
+    var longRunMinutes: Double = 10
+
+    @Option(help: "Frames for the frontend-only benchmark (0 skips it).")
+    var frontendFrames: Int = 300
+
+    func validate() throws {
+        guard `repeat` >= 1 else { throw ValidationError("--repeat must be ≥ 1") }
+        guard longRunMinutes >= 3 else { throw ValidationError("--long-run-minutes must be ≥ 3 (growth is measured from minute 2)") }
+    }
+
+    func run() throws {
+        try OpenCVRuntime.setThreadCount(1)
+        var report = BenchReport(machine: MachineInfo.current(), repeat: `repeat`, warmupFrames: warmupFrames)
+        var targets = datasets
+        if targets.isEmpty {
+            log("bench: preparing the default simulated dataset (cached after the first time) …")
+            targets.append(try DefaultDataset.ensure())
+            let euroc = FileManager.default.currentDirectoryPath + "/../shared/datasets/euroc-v101-micro"
+            if FileManager.default.fileExists(atPath: euroc + "/mav0") { targets.append(euroc) } else {
+                log("bench: ../shared/datasets/euroc-v101-micro is absent; skipping the real-data benchmark")
+            }
+        }
+        for path in targets {
+            let result = try PipelineBenchmark.run(path: path, repeats: `repeat`, warmupFrames: warmupFrames, log: log)
+            report.datasets.append(result)
+            print(result.table())
+            print("")
+        }
+        if frontendFrames > 0, let first = targets.first {
+            let f = runFrontendBenchmark(datasetPath: first, frames: frontendFrames)
+            report.frontendOnly = FrontendFigures(dataset: first, description: f.description)
+            print("frontend only (\(first)):\n\(f)\n")
+        }
+        if longRun {
+            let growth = try MemoryGrowthCheck.run(minutes: longRunMinutes, log: log)
+            report.longRun = growth
+            print(growth.text())
+        }
+        report.peakResidentMiB = ProcessMemory.peakResidentMiB()
+        print(String(format: "peak resident memory of the benchmark process: %.1f MiB", report.peakResidentMiB ?? .nan))
+        if let json {
+            let enc = JSONEncoder()
+            enc.outputFormatting = [.prettyPrinted, .sortedKeys]
+            try enc.encode(report).write(to: URL(fileURLWithPath: json))
+            log("bench: wrote \(json)")
+        }
+        if let growth = report.longRun, !growth.passed { throw ExitCode(1) }
+    }
+}
+
+func log(_ s: String) { FileHandle.standardError.write(Data((s + "\n").utf8)) }
+
+BenchCommand.main()

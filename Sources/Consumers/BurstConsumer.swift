@@ -6,8 +6,11 @@ import World
 
 /// The `burst.captured` record: one frame saved by the burst consumer.
 public struct BurstCapturedRecord: StreamRecord, Equatable {
+    /// Record type: `burst.captured`.
     public let type = "burst.captured"
+    /// Frame time, ns.
     public var t_ns: TimestampNs
+    /// `StreamSchema.version`.
     public let schema = StreamSchema.version
     /// Which burst (0-based, one per trigger time).
     public var burst: Int
@@ -23,6 +26,7 @@ public struct BurstCapturedRecord: StreamRecord, Equatable {
 
 /// The JSON sidecar written next to each burst image (schema `worldtrack.burst/1`).
 public struct BurstSidecar: Codable, Equatable {
+    /// Sidecar schema identifier.
     public var schema = "worldtrack.burst/1"
     /// Frame time, ns.
     public var t_ns: TimestampNs
@@ -62,7 +66,10 @@ public struct BurstSidecar: Codable, Equatable {
 /// `burst.captured`. Triggers: `start` (default: the first frame) and any `at` times (see `StreamTime`).
 /// Never overwrites: an existing file is an error.
 public final class BurstConsumer: FrameConsumer {
+    /// Spec name: `burst`.
     public let name = "burst"
+    /// Frame conventions of the sidecars' poses.
+    public var convention: StreamConvention = .worldtrack
     /// Writes an image to a path (PNG by default).
     public typealias ImageWriter = (GrayImage, String) throws -> Void
 
@@ -114,6 +121,7 @@ public final class BurstConsumer: FrameConsumer {
         try ImageCodec.writePNG(image, to: path)
     }
 
+    /// See `FrameConsumer.consume(_:)`.
     public func consume(_ frame: WorldFrame) throws -> [any StreamRecord] {
         if pendingTriggers == nil { pendingTriggers = triggers.map { $0.resolve(firstFrame: frame.t_ns) }.sorted() }
         if active == nil, let next = pendingTriggers?.first, frame.t_ns >= next {
@@ -132,6 +140,7 @@ public final class BurstConsumer: FrameConsumer {
         return out
     }
 
+    /// See `FrameConsumer.finish()`.
     public func finish() throws -> [any StreamRecord] { [] }
 
     private func capture(_ frame: WorldFrame, burst: Int, index: Int) throws -> BurstCapturedRecord {
@@ -145,16 +154,17 @@ public final class BurstConsumer: FrameConsumer {
             imageName = (pngPath as NSString).lastPathComponent
         }
         let m = frame.camera.model
+        let T_C = convention.cameraPose(frame.T_W_C)
         let sidecar = BurstSidecar(
             t_ns: frame.t_ns, burst: burst, index: index, image: imageName,
-            T_world_camera: StreamJSON.matrix(frame.T_W_C), position: StreamJSON.array(frame.T_W_C.translation),
-            orientation: StreamJSON.quaternion(frame.T_W_C.rotation),
+            T_world_camera: StreamJSON.matrix(T_C), position: StreamJSON.array(T_C.translation),
+            orientation: StreamJSON.quaternion(T_C.rotation),
             intrinsics: .init(fx: m.intrinsics.fx, fy: m.intrinsics.fy, cx: m.intrinsics.cx, cy: m.intrinsics.cy,
                               width: m.width, height: m.height),
             distortion: .init(model: m.distortion.yamlName, coefficients: m.distortion.coefficients),
             tracking_state: frame.trackingState,
             anchors: frame.anchorsInView.map {
-                .init(id: $0.id, kind: $0.kind.rawValue, transform: StreamJSON.matrix($0.T_W_A),
+                .init(id: $0.id, kind: $0.kind.rawValue, transform: StreamJSON.matrix(convention.surfacePose($0.T_W_A)),
                       pixel: StreamJSON.array($0.pixel), classification: $0.classification?.rawValue)
             })
         let enc = JSONEncoder()

@@ -14,17 +14,22 @@ public enum ConsumerFactory {
     Times: seconds from the first frame (2.5 or 2.5s) or absolute nanoseconds (1403715273262142976ns).
     """
 
+    /// A consumer from a spec string (default conventions); throws `ConsumerError` with a clear message on any
+    /// problem. Usable as a function value: `specs.map(ConsumerFactory.make)`.
+    public static func make(_ spec: String) throws -> any FrameConsumer { try make(spec, convention: .worldtrack) }
+
     /// A consumer from a spec string; throws `ConsumerError` with a clear message on any problem.
-    public static func make(_ spec: String) throws -> any FrameConsumer {
-        try make(ConsumerSpec(parsing: spec))
+    /// Its records use `convention` (the same as the stream's `WorldStream.convention`).
+    public static func make(_ spec: String, convention: StreamConvention) throws -> any FrameConsumer {
+        try make(ConsumerSpec(parsing: spec), convention: convention)
     }
 
     /// A consumer from a parsed spec.
-    public static func make(_ spec: ConsumerSpec) throws -> any FrameConsumer {
+    public static func make(_ spec: ConsumerSpec, convention: StreamConvention = .worldtrack) throws -> any FrameConsumer {
         switch spec.name {
-        case "burst": return try BurstConsumer(spec: spec)
-        case "measure": return try MeasureConsumer(spec: spec)
-        case "cursor": return try CursorConsumer(spec: spec)
+        case "burst": let c = try BurstConsumer(spec: spec); c.convention = convention; return c
+        case "measure": let c = try MeasureConsumer(spec: spec); c.convention = convention; return c
+        case "cursor": let c = try CursorConsumer(spec: spec); c.convention = convention; return c
         default: throw ConsumerError.unknownConsumer(spec.name, known: names)
         }
     }

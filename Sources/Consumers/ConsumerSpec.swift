@@ -20,6 +20,7 @@ public enum ConsumerError: Error, Equatable, CustomStringConvertible {
     /// A file the consumer would write exists already.
     case fileExists(path: String)
 
+    /// A one-line message naming the consumer, key and value involved.
     public var description: String {
         switch self {
         case let .unknownConsumer(n, known):
@@ -44,6 +45,7 @@ public struct ConsumerSpec: Equatable {
     /// Key → values, in order of appearance.
     public var options: [(key: String, values: [String])]
 
+    /// Same name and the same keys and values in the same order.
     public static func == (a: ConsumerSpec, b: ConsumerSpec) -> Bool {
         a.name == b.name && a.options.map(\.key) == b.options.map(\.key) && a.options.map(\.values) == b.options.map(\.values)
     }

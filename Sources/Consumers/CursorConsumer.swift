@@ -5,8 +5,11 @@ import World
 
 /// The `cursor` record: where a ray from the image centre meets the world this frame.
 public struct CursorRecord: StreamRecord, Equatable {
+    /// Record type: `cursor`.
     public let type = "cursor"
+    /// Frame time, ns.
     public var t_ns: TimestampNs
+    /// `StreamSchema.version`.
     public let schema = StreamSchema.version
     /// `none`, `estimated` (estimated or infinite plane) or `onPlane` (inside a detected plane's boundary).
     public var state: String
@@ -29,7 +32,10 @@ public struct CursorRecord: StreamRecord, Equatable {
 /// `cursor[:place=T1,T2,…]`: every frame, a raycast from the image centre (plane geometry, then estimated plane,
 /// then infinite plane); at each place time (first frame at or after it with a hit) a user anchor is added there.
 public final class CursorConsumer: FrameConsumer {
+    /// Spec name: `cursor`.
     public let name = "cursor"
+    /// Frame conventions of the records' poses.
+    public var convention: StreamConvention = .worldtrack
     private var placeTimes: [StreamTime]
     private var pending: [TimestampNs]? // resolved at the first frame
     /// Ids of anchors placed so far.
@@ -44,6 +50,7 @@ public final class CursorConsumer: FrameConsumer {
         self.init(placeTimes: try spec.times("place") ?? [])
     }
 
+    /// See `FrameConsumer.consume(_:)`.
     public func consume(_ frame: WorldFrame) throws -> [any StreamRecord] {
         if pending == nil { pending = placeTimes.map { $0.resolve(firstFrame: frame.t_ns) }.sorted() }
         let m = frame.camera.model
@@ -54,9 +61,9 @@ public final class CursorConsumer: FrameConsumer {
         if let h = hit {
             rec.state = h.target == .existingPlaneGeometry ? "onPlane" : "estimated"
             rec.target = h.target.rawValue
-            rec.transform = StreamJSON.matrix(h.T_W_Hit)
-            rec.position = StreamJSON.array(h.position_W)
-            rec.normal = StreamJSON.array(h.normal_W)
+            rec.transform = StreamJSON.matrix(convention.surfacePose(h.T_W_Hit))
+            rec.position = StreamJSON.array(convention.point(h.position_W))
+            rec.normal = StreamJSON.array(convention.point(h.normal_W))
             rec.distance = h.distance_m
             rec.plane_id = h.planeId
         }
@@ -65,10 +72,11 @@ public final class CursorConsumer: FrameConsumer {
             pending?.removeFirst()
             let event = frame.addAnchor(at: h, name: "cursor-\(placedAnchorIds.count + 1)")
             placedAnchorIds.append(event.anchor.id)
-            out.append(AnchorEventRecord(event))
+            out.append(AnchorEventRecord(event, convention: convention))
         }
         return out
     }
 
+    /// See `FrameConsumer.finish()`.
     public func finish() throws -> [any StreamRecord] { [] }
 }

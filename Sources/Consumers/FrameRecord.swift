@@ -5,8 +5,11 @@ import World
 
 /// The per-frame record (`type: "frame"`): camera and body pose, intrinsics, tracking state, features, anchors in view.
 public struct FrameRecord: StreamRecord, Equatable {
+    /// Record type: `frame`.
     public let type = "frame"
+    /// Frame time, ns.
     public var t_ns: TimestampNs
+    /// `StreamSchema.version`.
     public let schema = StreamSchema.version
     /// `normal`, `limited(<reason>)` or `notAvailable`.
     public var tracking_state: String
@@ -27,18 +30,19 @@ public struct FrameRecord: StreamRecord, Equatable {
     /// Anchors in view.
     public var anchors: [AnchorInViewJSON]
 
-    /// The record of a world frame.
-    public init(_ frame: WorldFrame) {
+    /// The record of a world frame, in the given convention.
+    public init(_ frame: WorldFrame, convention: StreamConvention = .worldtrack) {
         t_ns = frame.t_ns
         tracking_state = frame.trackingState
-        position = StreamJSON.array(frame.T_W_C.translation)
-        orientation = StreamJSON.quaternion(frame.T_W_C.rotation)
-        T_world_camera = StreamJSON.matrix(frame.T_W_C)
-        body_position = StreamJSON.array(frame.T_W_B.translation)
-        body_orientation = StreamJSON.quaternion(frame.T_W_B.rotation)
+        let T_C = convention.cameraPose(frame.T_W_C), T_B = convention.bodyPose(frame.T_W_B)
+        position = StreamJSON.array(T_C.translation)
+        orientation = StreamJSON.quaternion(T_C.rotation)
+        T_world_camera = StreamJSON.matrix(T_C)
+        body_position = StreamJSON.array(T_B.translation)
+        body_orientation = StreamJSON.quaternion(T_B.rotation)
         intrinsics = IntrinsicsJSON(frame.camera.model)
         features = frame.featureCount
-        anchors = frame.anchorsInView.map(AnchorInViewJSON.init)
+        anchors = frame.anchorsInView.map { AnchorInViewJSON($0, convention: convention) }
     }
 
     enum CodingKeys: String, CodingKey {
@@ -69,21 +73,24 @@ public struct PlaneJSON: Encodable, Equatable {
     /// Extent of a plane.
     public struct ExtentJSON: Encodable, Equatable { public var width: Double, length: Double, yaw: Double }
 
-    /// The JSON of a plane anchor.
-    public init(_ p: PlaneAnchor) {
+    /// The JSON of a plane anchor, in the given convention.
+    public init(_ p: PlaneAnchor, convention: StreamConvention = .worldtrack) {
         alignment = p.alignment.rawValue; classification = p.classification.rawValue
-        center = StreamJSON.array(p.center)
+        center = StreamJSON.array(convention.point(p.center))
         extent = ExtentJSON(width: p.extent.width, length: p.extent.length, yaw: p.extent.yaw)
-        boundary = p.boundary.map(StreamJSON.array)
-        normal = StreamJSON.array(p.normal_W)
+        boundary = p.boundary.map { StreamJSON.array(convention.point($0)) }
+        normal = StreamJSON.array(convention.point(p.normal_W))
         offset = p.offset_m; offset_std = p.offsetStd_m; points = p.pointCount
     }
 }
 
 /// Anchor lifecycle records: `anchor.added`, `anchor.updated`, `anchor.removed`.
 public struct AnchorEventRecord: StreamRecord, Equatable {
+    /// `anchor.added`, `anchor.updated` or `anchor.removed`.
     public var type: String
+    /// Time of the frame that caused the change, ns.
     public var t_ns: TimestampNs
+    /// `StreamSchema.version`.
     public let schema = StreamSchema.version
     /// Anchor id.
     public var id: String
@@ -104,14 +111,18 @@ public struct AnchorEventRecord: StreamRecord, Equatable {
     /// For a plane removed by a merge: the surviving plane's id.
     public var merged_into: String?
 
-    /// The record of an anchor event.
-    public init(_ e: AnchorEvent) {
+    /// The record of an anchor event (default conventions); usable as `events.map(AnchorEventRecord.init)`.
+    public init(_ e: AnchorEvent) { self.init(e, convention: .worldtrack) }
+
+    /// The record of an anchor event, in the given convention.
+    public init(_ e: AnchorEvent, convention: StreamConvention) {
         type = e.change.rawValue; t_ns = e.t_ns; id = e.anchor.id; kind = e.anchor.kind.rawValue
-        transform = StreamJSON.matrix(e.anchor.T_W_A)
-        position = StreamJSON.array(e.anchor.T_W_A.translation)
-        orientation = StreamJSON.quaternion(e.anchor.T_W_A.rotation)
+        let T = convention.surfacePose(e.anchor.T_W_A)
+        transform = StreamJSON.matrix(T)
+        position = StreamJSON.array(T.translation)
+        orientation = StreamJSON.quaternion(T.rotation)
         switch e.anchor {
-        case let .plane(p): plane = PlaneJSON(p)
+        case let .plane(p): plane = PlaneJSON(p, convention: convention)
         case let .user(u): plane_id = u.planeId; name = u.name
         }
         merged_into = e.mergedInto

@@ -67,9 +67,11 @@ public struct MeasureTap: Equatable {
 
 /// The `measurement` record: a measured polyline.
 public struct MeasurementRecord: StreamRecord, Equatable {
+    /// Record type: `measurement`.
     public let type = "measurement"
-    /// Time of the frame measured on.
+    /// Time of the frame measured on, ns.
     public var t_ns: TimestampNs
+    /// `StreamSchema.version`.
     public let schema = StreamSchema.version
     /// The requested tap time, ns.
     public var tap_t_ns: TimestampNs
@@ -121,7 +123,10 @@ public struct MeasurementRecord: StreamRecord, Equatable {
 /// - every end adds tap noise t·σ_px/(f·c), independent.
 /// σ_total² = (Σ common)² + Σ independent².
 public final class MeasureConsumer: FrameConsumer {
+    /// Spec name: `measure`.
     public let name = "measure"
+    /// Frame conventions of the records' points.
+    public var convention: StreamConvention = .worldtrack
     /// Camera pose uncertainty used in the model, metres.
     public var poseStd_m: Double
     /// Tap (pixel) uncertainty, pixels.
@@ -145,6 +150,7 @@ public final class MeasureConsumer: FrameConsumer {
                   pixelStd: try spec.nonNegativeDouble("pixel_std") ?? 1.0)
     }
 
+    /// See `FrameConsumer.consume(_:)`.
     public func consume(_ frame: WorldFrame) throws -> [any StreamRecord] {
         if pending == nil {
             pending = taps.map { ($0.time.resolve(firstFrame: frame.t_ns), $0) }.sorted { $0.t < $1.t }
@@ -160,6 +166,7 @@ public final class MeasureConsumer: FrameConsumer {
         return out
     }
 
+    /// See `FrameConsumer.finish()`.
     public func finish() throws -> [any StreamRecord] {
         guard let rest = pending else { return [] }
         pending = []
@@ -184,7 +191,7 @@ public final class MeasureConsumer: FrameConsumer {
                 rec.reason = "pixel \(i) (\(px.x), \(px.y)) hits no surface"; return rec
             }
             hits.append((hit, ray))
-            rec.points.append(.init(pixel: StreamJSON.array(px), position: StreamJSON.array(hit.position_W),
+            rec.points.append(.init(pixel: StreamJSON.array(px), position: StreamJSON.array(convention.point(hit.position_W)),
                                     target: hit.target.rawValue, plane_id: hit.planeId, distance: hit.distance_m))
         }
         let f = frame.camera.model.intrinsics.fx

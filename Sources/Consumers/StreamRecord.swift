@@ -37,7 +37,9 @@ public enum StreamJSON {
 
 /// Pinhole intrinsics and image size, pixels.
 public struct IntrinsicsJSON: Encodable, Equatable {
+    /// Focal lengths and principal point, px.
     public var fx: Double, fy: Double, cx: Double, cy: Double
+    /// Image size, px.
     public var width: Int, height: Int
     /// The intrinsics of a camera model.
     public init(_ m: CameraModel) {
@@ -60,10 +62,11 @@ public struct AnchorInViewJSON: Encodable, Equatable {
     public var pixel: [Double]
     /// Plane classification (planes only).
     public var classification: String?
-    /// An entry from the world layer's `AnchorInView`.
-    public init(_ a: AnchorInView) {
-        id = a.id; kind = a.kind.rawValue; transform = StreamJSON.matrix(a.T_W_A)
-        position = StreamJSON.array(a.T_W_A.translation); pixel = StreamJSON.array(a.pixel)
+    /// An entry from the world layer's `AnchorInView`, in the given convention.
+    public init(_ a: AnchorInView, convention: StreamConvention = .worldtrack) {
+        let T = convention.surfacePose(a.T_W_A)
+        id = a.id; kind = a.kind.rawValue; transform = StreamJSON.matrix(T)
+        position = StreamJSON.array(T.translation); pixel = StreamJSON.array(a.pixel)
         classification = a.classification?.rawValue
     }
 }

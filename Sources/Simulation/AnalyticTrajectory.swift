@@ -11,8 +11,9 @@ import Geometry
 /// The body is `R_W_B = R_W_L · R_L_B` with `R_L_B` constant, chosen so the camera looks along L's x-axis
 /// (`SimRig.lookToBody`), and the body origin is L's origin.
 ///
-/// - `handheld`: walks an ellipse around `scene.walkArea` at ≈ 0.6–1.1 m/s with a 1.8 Hz head bob,
-///   looking outwards at the walls (pitched ≈ 13° down) while sweeping yaw ± ≈ 40°.
+/// - `handheld`: walks an ellipse around `scene.walkArea` counter-clockwise at ≈ 0.6–1.1 m/s with a
+///   1.8 Hz head bob, looking ahead and ≈ 20° inwards across the room (pitched ≈ 13° down) while
+///   sweeping yaw ± ≈ 40°.
 /// - `orbit`: circles `scene.orbitTarget` at ≈ 0.65 m/s, always looking at it.
 public struct AnalyticTrajectory: Trajectory {
     /// Which motion.
@@ -20,13 +21,16 @@ public struct AnalyticTrajectory: Trajectory {
         case handheld(WalkArea)
         case orbit(OrbitTarget)
     }
+    /// Which motion, with its scene parameters.
     public let kind: Kind
+    /// Timing options (rest, ramps, segments).
     public let options: TrajectoryOptions
     /// Rotation from the look frame L to the body frame B (constant).
     public let R_B_L: SO3
     /// Translation and rotation progress profiles.
     public let positionProfile: MotionProfile, rotationProfile: MotionProfile
 
+    /// `"handheld"` or `"orbit"`.
     public var name: String {
         switch kind {
         case .handheld: return "handheld"
@@ -72,6 +76,7 @@ public struct AnalyticTrajectory: Trajectory {
         }
     }
 
+    /// The exact state at `t` seconds (see the type's description for the construction).
     public func state(at t: Double) -> TrajectoryState {
         let tp = positionProfile.progress(at: t), tr = rotationProfile.progress(at: t)
         var x: Jet, y: Jet, z: Jet, yaw: Jet, pitch: Jet, roll: Jet
@@ -84,7 +89,8 @@ public struct AnalyticTrajectory: Trajectory {
             y = w.center.y + w.radii.y * sin(theta) + 0.08 * s * sin(1.7 * tp + 1)
             let bob = 2 * Double.pi * 1.8 * tp
             z = w.eyeHeight + 0.025 * sin(bob) + 0.06 * sin(0.45 * tp)
-            yaw = theta + 0.55 * sin(0.42 * tr) + 0.2 * sin(1.05 * tr + 0.5)
+            // Walking counter-clockwise: forward is θ + π/2; look forward and 20° inward, sweeping ±40°.
+            yaw = theta + (Double.pi / 2 + 0.35) + 0.5 * sin(0.42 * tr) + 0.2 * sin(1.05 * tr + 0.5)
             pitch = 0.22 + 0.15 * sin(0.63 * tr + 0.3) + 0.01 * sin(bob + 0.7)
             roll = 0.05 * sin(0.8 * tr + 1.2) + 0.008 * sin(0.5 * bob)
         case .orbit(let o):

@@ -22,7 +22,7 @@ public struct ImageEffects: Equatable, Sendable {
         self.exposureTime = exposureTime; self.blurSamples = blurSamples
     }
     /// No noise, no exposure change, no blur: the exact rendering, quantised.
-    public static let none = ImageEffects(noiseSigma: 0, exposureVariation: false, motionBlur: false)
+    public static let perfect = ImageEffects(noiseSigma: 0, exposureVariation: false, motionBlur: false)
 
     /// The exposure gain at trajectory time `t` seconds.
     public func gain(at t: Double) -> Double {
@@ -34,8 +34,11 @@ public struct ImageEffects: Equatable, Sendable {
 /// Turns a trajectory and a scene into camera images: render (optionally several sub-frames for motion
 /// blur), apply exposure gain and read noise, quantise to 8 bits. Deterministic for a seed.
 public struct ImageSynthesizer: Sendable {
+    /// The renderer (scene + textures).
     public let renderer: SceneRenderer
+    /// Camera-side effects.
     public let effects: ImageEffects
+    /// Seed of the image noise.
     public let seed: UInt64
 
     public init(renderer: SceneRenderer, effects: ImageEffects = ImageEffects(), seed: UInt64) {
@@ -64,6 +67,27 @@ public struct ImageSynthesizer: Sendable {
         return quantise(acc, width: w, height: h, gain: Float(effects.gain(at: t)), frameIndex: frameIndex, cameraIndex: cameraIndex)
     }
 
+    /// 65 536 standard-normal quantiles `Φ⁻¹((k + 0.5) / 65536)`, in a fixed shuffled order.
+    static let normalTable: [Float] = {
+        var t = (0..<65536).map { k in Float(inverseNormalCDF((Double(k) + 0.5) / 65536)) }
+        var rng = SimRandom(seed: 0x6A55, stream: 1)
+        for i in stride(from: t.count - 1, to: 0, by: -1) { t.swapAt(i, rng.int(i + 1)) }
+        return t
+    }()
+
+    /// Φ⁻¹(p) by Newton iteration on `erfc` (accurate to ~1e-12 for p in (0, 1)).
+    static func inverseNormalCDF(_ p: Double) -> Double {
+        var x = 0.0
+        for _ in 0..<60 {
+            let cdf = 0.5 * Foundation.erfc(-x / 2.0.squareRoot())
+            let pdf = Foundation.exp(-x * x / 2) / (2 * Double.pi).squareRoot()
+            let step = (cdf - p) / max(pdf, 1e-300)
+            x -= max(-1, min(1, step))
+            if abs(step) < 1e-13 { break }
+        }
+        return x
+    }
+
     /// Applies gain and noise and rounds to 8 bits; noise streams are per (frame, camera, row band).
     func quantise(_ r: [Float], width w: Int, height h: Int, gain: Float, frameIndex: Int, cameraIndex: Int) -> GrayImage {
         var px = [UInt8](repeating: 0, count: w * h)
@@ -75,9 +99,16 @@ public struct ImageSynthesizer: Sendable {
                 let o = out.baseAddress!
                 DispatchQueue.concurrentPerform(iterations: bands) { band in
                     var rng = SimRandom(seed: seed, stream: (UInt64(frameIndex) << 20) ^ (UInt64(cameraIndex) << 16) ^ UInt64(band) ^ 0xF0_0000_0000)
+                    var bits: UInt64 = 0, left = 0
                     for i in (band * 16 * w)..<min(h, (band + 1) * 16) * w {
                         var v = rp[i] * gain
-                        if sigma > 0 { v += sigma * Float(rng.gaussian()) }
+                        if sigma > 0 {
+                            // 16 random bits pick one of 65 536 fixed standard-normal values (fast, exact N(0,1)
+                            // quantiles, deterministic).
+                            if left == 0 { bits = rng.next(); left = 4 }
+                            v += sigma * ImageSynthesizer.normalTable[Int(bits & 0xFFFF)]
+                            bits >>= 16; left -= 1
+                        }
                         o[i] = UInt8(min(255, max(0, v.rounded())))
                     }
                 }

@@ -18,12 +18,14 @@ public struct Jet: Sendable, Equatable {
     /// A constant.
     @inlinable public static func constant(_ c: Double) -> Jet { Jet(c) }
 
+    /// Sum, difference, product (product rule) and scalar forms.
     @inlinable public static func + (a: Jet, b: Jet) -> Jet { Jet(a.v + b.v, a.d + b.d, a.dd + b.dd) }
     @inlinable public static func - (a: Jet, b: Jet) -> Jet { Jet(a.v - b.v, a.d - b.d, a.dd - b.dd) }
     @inlinable public static prefix func - (a: Jet) -> Jet { Jet(-a.v, -a.d, -a.dd) }
     @inlinable public static func * (a: Jet, b: Jet) -> Jet {
         Jet(a.v * b.v, a.d * b.v + a.v * b.d, a.dd * b.v + 2 * a.d * b.d + a.v * b.dd)
     }
+    /// Mixed jet–constant arithmetic.
     @inlinable public static func + (a: Jet, c: Double) -> Jet { Jet(a.v + c, a.d, a.dd) }
     @inlinable public static func + (c: Double, a: Jet) -> Jet { Jet(a.v + c, a.d, a.dd) }
     @inlinable public static func - (a: Jet, c: Double) -> Jet { Jet(a.v - c, a.d, a.dd) }

@@ -93,6 +93,14 @@ extension Scene {
         do {
             doc = try JSONDecoder().decode(SceneDocument.self, from: data)
         } catch let e as DecodingError {
+            if case .dataCorrupted(let c) = e, c.codingPath.isEmpty {
+                // Syntax error: JSONSerialization says what and (often) where.
+                var detail = c.debugDescription
+                do { _ = try JSONSerialization.jsonObject(with: data) } catch {
+                    detail = ((error as NSError).userInfo["NSDebugDescription"] as? String) ?? "\(error)"
+                }
+                throw SceneError.badFile(path: source, reason: "not valid JSON: \(detail)")
+            }
             throw SceneError.badFile(path: source, reason: describe(e))
         } catch {
             throw SceneError.badFile(path: source, reason: "not valid JSON: \(error)")

@@ -32,9 +32,15 @@ public struct RenderOptions: Equatable, Sendable {
 public final class SceneRenderer: @unchecked Sendable {
     /// The scene rendered.
     public let scene: Scene
+    /// Texture resolution and anti-aliasing options.
     public let options: RenderOptions
     let prepared: [PreparedSurface]
     let textures: [TexturePyramid?]
+    /// All texture levels of all surfaces as 8-bit texels (rounded; 4× less memory traffic than Float),
+    /// concatenated (owned; freed in deinit), and per surface the offset of its level 0 (−1 without a
+    /// texture) — read without reference counting in the hot loop.
+    let texStore: UnsafeMutablePointer<UInt8>
+    let texBase: [Int]
 
     struct PreparedSurface {
         var n: Vec3, offset: Double, c0: Vec3, axisU: Vec3, axisV: Vec3
@@ -66,20 +72,41 @@ public final class SceneRenderer: @unchecked Sendable {
             DispatchQueue.concurrentPerform(iterations: surfaces.count) { i in
                 guard case .procedural(let seed) = surfaces[i].texture else { return }
                 let extent = max(surfaces[i].maxUV.x - surfaces[i].minUV.x, surfaces[i].maxUV.y - surfaces[i].minUV.y)
-                let size = ProceduralTexture.size(forExtent: extent, metresPerTexel: options.metresPerTexel,
+                // Big surfaces (façades, courtyard ground, > 10 m) get 3× larger texture features, so they
+                // stay trackable from 10–20 m away.
+                let scale = extent > 10 ? 3.0 : 1.0
+                let size = ProceduralTexture.size(forExtent: extent, metresPerTexel: options.metresPerTexel * scale,
                                                   maxSize: options.maxTextureSize)
                 let img = ProceduralTexture.generate(seed: seed, size: size, metresPerTexel: options.metresPerTexel)
-                base[i] = TexturePyramid(level0: img, size: size, metresPerTexel: options.metresPerTexel)
+                base[i] = TexturePyramid(level0: img, size: size, metresPerTexel: options.metresPerTexel * scale)
             }
         }
         textures = tex
+        var bases: [Int] = [], total = 0
+        for t in tex {
+            if let t { bases.append(total); total += t.levels.reduce(0) { $0 + $1.count } } else { bases.append(-1) }
+        }
+        let store = UnsafeMutablePointer<UInt8>.allocate(capacity: max(1, total))
+        for (t, base) in zip(tex, bases) {
+            guard let t else { continue }
+            var o = base
+            for level in t.levels {
+                for v in level { store[o] = UInt8(min(255, max(0, v.rounded()))); o += 1 }
+            }
+        }
+        texStore = store
+        texBase = bases
     }
+
+    deinit { texStore.deallocate() }
 
     /// A surface in the current camera frame: ray `b` (unit, camera frame) hits its plane at
     /// `t = ds / (nC·b)` and in-plane coordinates `u = u0 + t (uC·b)`, `v = v0 + t (vC·b)`.
     struct FrameSurface {
         var nC: Vec3, ds: Double, u0: Double, uC: Vec3, v0: Double, vC: Vec3, index: Int
         var minUV: Vec2, maxUV: Vec2, isRect: Bool, uniform: Float, shade: Float
+        /// Texture: offset of level 0 in `texStore` (−1: none), side of level 0, number of levels, metres per texel.
+        var texBase: Int, texSize: Int, texLevels: Int, texelMetres: Double
     }
 
     /// The result of tracing one ray.
@@ -104,7 +131,9 @@ public final class SceneRenderer: @unchecked Sendable {
             let d = o - s.c0
             frame.append(FrameSurface(nC: R_C_W.act(s.n), ds: -side, u0: d.dot(s.axisU), uC: R_C_W.act(s.axisU),
                                       v0: d.dot(s.axisV), vC: R_C_W.act(s.axisV), index: i,
-                                      minUV: s.minUV, maxUV: s.maxUV, isRect: s.isRect, uniform: s.uniform ?? -1, shade: s.shade))
+                                      minUV: s.minUV, maxUV: s.maxUV, isRect: s.isRect, uniform: s.uniform ?? -1, shade: s.shade,
+                                      texBase: texBase[i], texSize: textures[i]?.size ?? 0,
+                                      texLevels: textures[i]?.levels.count ?? 0, texelMetres: textures[i]?.metresPerTexel ?? 1))
             boxes.append(SIMD4(lo.x, lo.y, hi.x, hi.y))
             depth.append(poly.map { $0.norm }.min() ?? 0)
         }
@@ -201,9 +230,9 @@ public final class SceneRenderer: @unchecked Sendable {
         for k in list {
             let f = fs[Int(k)]
             let dn = f.nC.dot(b)
-            guard dn < -1e-12 else { continue }
+            guard dn < -1e-12, f.ds > best.t * dn else { continue } // t = ds/dn < best.t, without dividing
             let t = f.ds / dn
-            guard t < best.t, t > 0 else { continue }
+            guard t > 0 else { continue }
             let u = f.u0 + t * f.uC.dot(b), v = f.v0 + t * f.vC.dot(b)
             guard u >= f.minUV.x, u <= f.maxUV.x, v >= f.minUV.y, v <= f.maxUV.y else { continue }
             if !f.isRect && !Self.insideConvex(Vec2(u, v), prepared[f.index].corners2D) { continue }
@@ -217,11 +246,52 @@ public final class SceneRenderer: @unchecked Sendable {
         guard hit.surface >= 0 else { return bg + 25 * Float(skyRow.dot(b)) }
         let f = fs[Int(hit.surface)]
         if f.uniform >= 0 { return f.uniform }
+        guard f.texBase >= 0 else { return 128 }
         let footprint = hit.t * angle / max(-hit.dn, 0.05)
-        return textures.withUnsafeBufferPointer { tp in
-            guard let tex = tp[f.index] else { return 128 }
-            return f.shade * tex.sample(u: hit.u, v: hit.v, footprint: footprint)
+        return f.shade * sampleTexture(f, u: hit.u, v: hit.v, footprint: footprint)
+    }
+
+    /// Trilinear texture sample (same as `TexturePyramid.sample`, on the flat store).
+    @inline(__always)
+    func sampleTexture(_ f: FrameSurface, u: Double, v: Double, footprint: Double) -> Float {
+        let ratio = footprint / f.texelMetres
+        var offset = f.texBase, n = f.texSize
+        if ratio <= 1 { // magnified: level 0 only (the common case up close; skips the logarithm)
+            let scale = 1.0 / f.texelMetres
+            return bilinearFlat(texStore + offset, n: n, x: u * scale - 0.5, y: v * scale - 0.5)
         }
+        let lambda = Self.fastLog2(Float(ratio))
+        let maxLevel = f.texLevels - 1
+        if lambda >= Float(maxLevel) { return Float(texStore[offset + (4 * f.texSize * f.texSize - 4) / 3]) }
+        let l0 = Int(lambda), frac = lambda - Float(l0)
+        for _ in 0..<l0 { offset += n * n; n /= 2 }
+        let scale = 1.0 / (f.texelMetres * Double(1 << l0))
+        let a = bilinearFlat(texStore + offset, n: n, x: u * scale - 0.5, y: v * scale - 0.5)
+        if frac < 1e-4 { return a }
+        let b = bilinearFlat(texStore + offset + n * n, n: n / 2, x: u * scale * 0.5 - 0.5, y: v * scale * 0.5 - 0.5)
+        return a + frac * (b - a)
+    }
+
+    /// Piecewise-linear log₂ from the float's exponent and mantissa (error < 0.09; monotone and
+    /// continuous, which is all mip-level selection needs).
+    @inline(__always)
+    static func fastLog2(_ x: Float) -> Float {
+        let bits = x.bitPattern
+        let exponent = Float(Int((bits >> 23) & 0xFF) - 127)
+        return exponent + (Float(bitPattern: (bits & 0x7F_FFFF) | 0x3F80_0000) - 1)
+    }
+
+    @inline(__always)
+    func bilinearFlat(_ p: UnsafeMutablePointer<UInt8>, n: Int, x: Double, y: Double) -> Float {
+        // floor(x) for x > −2²⁰ by truncation of a shifted value; 2²⁰ is a multiple of n, so wrapping is unchanged.
+        let ix = Int(x + 1_048_576) - 1_048_576, iy = Int(y + 1_048_576) - 1_048_576
+        let tx = Float(x - Double(ix)), ty = Float(y - Double(iy))
+        let mask = n - 1
+        let x0 = ix & mask, y0 = iy & mask
+        let x1 = (x0 + 1) & mask, y1 = (y0 + 1) & mask
+        let a = Float(p[y0 * n + x0]), b = Float(p[y0 * n + x1]), c = Float(p[y1 * n + x0]), d = Float(p[y1 * n + x1])
+        let top = a + tx * (b - a), bottom = c + tx * (d - c)
+        return top + ty * (bottom - top)
     }
 
     static func insideConvex(_ q: Vec2, _ c: [Vec2]) -> Bool {

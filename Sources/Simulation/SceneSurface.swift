@@ -60,6 +60,7 @@ public struct SceneSurface: Equatable, Sendable {
     public var id: Int
     /// Human-readable name, e.g. `"tableA.top"`.
     public var name: String
+    /// What the surface is (floor, wall, table top, …).
     public var kind: SurfaceKind
     /// Unit normal, world frame; the visible side.
     public let normal_W: Vec3
@@ -67,6 +68,7 @@ public struct SceneSurface: Equatable, Sendable {
     public let offset: Double
     /// Polygon corners in world coordinates (metres), convex, in counter-clockwise order seen from the normal side.
     public let corners_W: [Vec3]
+    /// How the surface looks.
     public var texture: SurfaceTexture
 
     /// In-plane unit axes (texture u and v directions), world frame.

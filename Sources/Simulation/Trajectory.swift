@@ -40,7 +40,9 @@ extension Trajectory {
 
 /// A time interval of a trajectory option, seconds: `[start, start + duration]`.
 public struct TimeSegment: Equatable, Sendable, Codable {
+    /// Start, seconds.
     public var start: Double
+    /// Length, seconds.
     public var duration: Double
     public init(start: Double, duration: Double) { self.start = start; self.duration = duration }
     /// Ramp time used at each end of the segment (at most 1 s, at most a third of the segment).
@@ -77,6 +79,7 @@ public struct TrajectoryOptions: Equatable, Sendable {
 public struct MotionProfile: Equatable, Sendable {
     /// One level change: `delta` added over `[start, start + duration]` seconds by a septic step.
     public struct Step: Equatable, Sendable {
+        /// Start and duration of the step (seconds) and the level change.
         public var start: Double, duration: Double, delta: Double
         public init(start: Double, duration: Double, delta: Double) { self.start = start; self.duration = duration; self.delta = delta }
     }

@@ -35,6 +35,8 @@ public struct FeatureTrackingStats: Equatable, Sendable {
     public var rejectedByFB: Int = 0
     /// Tracks rejected as epipolar outliers by RANSAC.
     public var rejectedByRANSAC: Int = 0
+    /// Tracks ended for reaching `FeatureTrackerOptions.maxTrackAge`.
+    public var retired: Int = 0
     /// Tracks dropped for coming closer than the minimum distance to an older track.
     public var prunedByDistance: Int = 0
     /// Features with a right-image match (stereo only).

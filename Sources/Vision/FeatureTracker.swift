@@ -60,7 +60,8 @@ public final class FeatureTracker {
         }
         self.camera = camera; self.rightCamera = rightCamera; self.options = options
         let flow = OpticalFlow.Parameters(windowSize: options.kltWindow, maxLevel: options.kltLevels,
-                                          maxIterations: options.kltMaxIterations, epsilon: options.kltEpsilon)
+                                          maxIterations: options.kltMaxIterations, epsilon: options.kltEpsilon,
+                                          minEigenvalueThreshold: options.kltMinEigenvalue)
         self.flow = flow
         detector = GridDetector(width: model.width, height: model.height, options: options)
         stereo = rightCamera.map { StereoMatcher(left: camera, right: $0, options: options, flow: flow) }
@@ -170,8 +171,12 @@ public final class FeatureTracker {
         for i in forward.indices {
             if forward[i].found && isTrackable(forward[i].position) { candidates.append(i) } else { stats.lost += 1 }
         }
+        // Back-tracking starts at the old position, which a good track returns to within a pixel:
+        // two pyramid levels are plenty and cost less.
+        var backFlow = flow
+        backFlow.maxLevel = min(flow.maxLevel, 1)
         let back = try OpticalFlow.track(from: current, to: previous, points: candidates.map { forward[$0].position },
-                                         initialGuesses: candidates.map { old[$0] }, parameters: flow)
+                                         initialGuesses: candidates.map { old[$0] }, parameters: backFlow)
         let fb2 = Float(options.forwardBackwardThreshold * options.forwardBackwardThreshold)
         var survivors: [Int] = []
         var newNormalized: [Vec2] = []
@@ -194,6 +199,7 @@ public final class FeatureTracker {
         motions.reserveCapacity(survivors.count)
         for (k, i) in survivors.enumerated() {
             guard keep[k] else { stats.rejectedByRANSAC += 1; continue }
+            if let maxAge = options.maxTrackAge, tracks[i].age >= maxAge { stats.retired += 1; continue }
             var t = tracks[i]
             let p = forward[i].position
             let d = p - t.pixel

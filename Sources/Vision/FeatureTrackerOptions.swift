@@ -34,7 +34,7 @@ public struct FeatureTrackerOptions: Equatable, Sendable {
     public var fastThreshold: Int = 20
     /// In a cell where the FAST threshold finds too few corners the detector retries once with this
     /// lower threshold (set equal to `fastThreshold` to disable the retry).
-    public var fastFallbackThreshold: Int = 8
+    public var fastFallbackThreshold: Int = 20
     /// Shi-Tomasi quality level (relative to the strongest corner of the cell), in (0, 1).
     public var shiTomasiQuality: Double = 0.01
     /// Bucketing grid: columns and rows of cells. New corners are detected only in cells that hold
@@ -45,13 +45,21 @@ public struct FeatureTrackerOptions: Equatable, Sendable {
     /// Corners closer than this to the image border are not used, pixels.
     public var borderMargin: Int = 8
     /// KLT window side, pixels (odd).
-    public var kltWindow: Int = 15
+    public var kltWindow: Int = 7
     /// KLT coarsest pyramid level (0 = no pyramid).
     public var kltLevels: Int = 3
     /// KLT iterations per level at most.
     public var kltMaxIterations: Int = 20
     /// KLT convergence bound, pixels.
     public var kltEpsilon: Double = 0.03
+    /// KLT rejects a point whose window's gradient matrix has a smaller eigenvalue (OpenCV's
+    /// normalisation: per window pixel, Scharr gradients scaled by 2⁻²⁰·32²...) below this; larger
+    /// values drop weakly textured windows whose position noise and exposure changes move.
+    public var kltMinEigenvalue: Double = 1e-4
+    /// Tracks are ended after this many frames (a new track may start at the same place): frame-to-
+    /// frame KLT drifts by a few hundredths of a pixel per frame under perspective change, so very old
+    /// tracks are the ones more than 2 px from the truth. `nil` keeps tracks as long as they last.
+    public var maxTrackAge: Int? = 25
     /// Forward-backward check: a track is kept only when tracking it back lands within this
     /// distance of where it started, pixels.
     public var forwardBackwardThreshold: Double = 0.5
@@ -91,6 +99,7 @@ public struct FeatureTrackerOptions: Equatable, Sendable {
         guard (0...8).contains(kltLevels) else { throw bad("KLT levels must be in 0...8 (got \(kltLevels))") }
         guard kltMaxIterations >= 1 else { throw bad("KLT iterations must be >= 1") }
         guard kltEpsilon > 0, kltEpsilon.isFinite else { throw bad("KLT epsilon must be > 0") }
+        if let a = maxTrackAge, a < 2 { throw bad("max track age must be >= 2 frames (got \(a))") }
         guard forwardBackwardThreshold > 0, forwardBackwardThreshold.isFinite else {
             throw bad("forward-backward threshold must be > 0 pixels")
         }

@@ -1,4 +1,11 @@
-/// Namespace of the `Vision` module. See README.md in this folder for its job.
+/// Namespace of the `Vision` module: the feature frontend.
+///
+/// `FeatureTracker` keeps corner tracks from frame to frame (mono or stereo) and returns a
+/// `FeatureFrameResult` per frame: each live track's id, pixel, undistorted normalised coordinates,
+/// age and (stereo) right-image match, with counts and the median image motion. Helpers:
+/// `GyroIntegration` (camera rotation between frames from gyro samples), `RotationPrediction`,
+/// `EpipolarOutlierFilter` (RANSAC in normalised coordinates), `TrackQualityAccumulator` (track
+/// statistics and the check against a known scene). Image operations go through `Imaging`.
 public enum VisionModule {
     /// The module's name, for logs.
     public static let name = "Vision"

@@ -31,7 +31,9 @@ public enum AnchorKind: String, Equatable, Sendable, Codable {
 
 /// A plane or user anchor, as carried by lifecycle events.
 public enum WorldAnchor: Equatable, Sendable {
+    /// A detected plane.
     case plane(PlaneAnchor)
+    /// A user anchor.
     case user(UserAnchor)
 
     /// The anchor's id.
@@ -53,8 +55,11 @@ public enum WorldAnchor: Equatable, Sendable {
 public struct AnchorEvent: Equatable, Sendable {
     /// What happened; the raw values are the stream record types.
     public enum Change: String, Equatable, Sendable, Codable {
+        /// The anchor appeared.
         case added = "anchor.added"
+        /// The anchor moved or changed.
         case updated = "anchor.updated"
+        /// The anchor is gone (planes: merged into another).
         case removed = "anchor.removed"
     }
     /// Added, updated or removed.

@@ -33,6 +33,9 @@ public struct PlaneDetectorOptions: Equatable, Sendable {
     public var maxComponentCell_m: Double = 1.0
     /// Both sides of a plane's enclosing rectangle must be at least this, metres.
     public var minSide_m: Double = 0.12
+    /// Largest tilt of a horizontal plane's landmarks (e.g. from a small gravity error) still followed when
+    /// selecting its inliers, degrees.
+    public var maxTilt_deg: Double = 3
     /// Detect vertical (wall) planes as well.
     public var detectVertical: Bool = true
     /// Minimum vertical span of a wall's points, metres.
@@ -64,7 +67,7 @@ public struct PlaneDetector: Sendable {
         let band = max(options.minBand_m, 2.5 * Self.median(pts.map(\.std_m)))
         let levels = horizontalLevels(pts, band: band)
         func inBand(_ p: MapLandmark) -> Bool { levels.contains { abs(p.p_W.z - $0) <= band } }
-        guard options.detectVertical else { return horizontalCandidates(pts.filter(inBand), levels: levels, band: band) }
+        guard options.detectVertical else { return horizontalCandidates(pts, levels: levels, band: band) }
         // Walls are searched among the landmarks off the horizontal levels (so floor and table points never
         // make a "wall"), then their landmarks inside the horizontal bands are removed (so a wall's slice at a
         // table's height never makes a thin or L-shaped "table").
@@ -75,7 +78,7 @@ public struct PlaneDetector: Sendable {
             return (c.normal_W, c.offset_m, rot, xs.min() ?? 0, xs.max() ?? 0)
         }
         let horizontalPts = pts.filter { p in
-            inBand(p) && !walls.contains { w in
+            levels.contains { abs(p.p_W.z - $0) <= 3 * band } && !walls.contains { w in
                 let x = w.rot.inverse.act(p.p_W).x
                 return abs(w.n.dot(p.p_W) - w.d) <= band && x >= w.lo - band && x <= w.hi + band
             }
@@ -123,17 +126,23 @@ public struct PlaneDetector: Sendable {
         cumulative.reserveCapacity(nBins + 1)
         for c in hist { cumulative.append(cumulative[cumulative.count - 1] + c) }
         let halfBins = Int((band / bin).rounded(.up))
+        // Landmarks sorted by height: a band's inliers are a contiguous range found by binary search.
+        let order = zs.indices.sorted { zs[$0] < zs[$1] }
+        let sortedZ = order.map { zs[$0] }
+        func bandMembers(around h: Double) -> ArraySlice<Int> {
+            order[lowerBound(sortedZ, h - band)..<lowerBound(sortedZ, h + band + 1e-12)]
+        }
         var accepted: [Double] = []
         for p in peaks {
             let support = cumulative[min(nBins, p + halfBins + 1)] - cumulative[max(0, p - halfBins)]
             guard support >= Double(options.minPoints) else { continue }
             let h0 = zLo + (Double(p) + 0.5) * bin
             if accepted.contains(where: { abs($0 - h0) < options.minPeakSeparation_m }) { continue }
-            var inliers = zs.indices.filter { abs(zs[$0] - h0) <= band }
+            var inliers = bandMembers(around: h0)
             guard inliers.count >= options.minPoints else { continue }
             var h = Self.median(inliers.map { zs[$0] })
             for _ in 0..<3 {
-                inliers = zs.indices.filter { abs(zs[$0] - h) <= band }
+                inliers = bandMembers(around: h)
                 guard !inliers.isEmpty else { break }
                 h = weightedMean(inliers.map { pts[$0] }).z
             }
@@ -144,12 +153,30 @@ public struct PlaneDetector: Sendable {
         return accepted
     }
 
-    /// Horizontal candidates: per level, its landmarks split into x-y connected components.
+    /// Horizontal candidates: per level (strongest first), its landmarks split into x-y connected components.
+    ///
+    /// A level's inliers are chosen against a least-squares plane `z = a·x + b·y + c` refitted three times to them
+    /// (from a 3 × wider band), so a floor that the estimator sees slightly tilted (up to `maxTilt_deg`, e.g. a
+    /// small gravity error) is not cut into rings; the reported plane stays gravity-aligned at the inliers'
+    /// weighted mean height. Landmarks claimed by one level are not reused by the next.
     func horizontalCandidates(_ pts: [MapLandmark], levels: [Double], band: Double) -> [PlaneCandidate] {
         var candidates: [PlaneCandidate] = []
+        var claimed = [Bool](repeating: false, count: pts.count)
+        // Sorted by height, so each level's wide band is a contiguous range (binary search).
+        let order = pts.indices.sorted { pts[$0].p_W.z < pts[$1].p_W.z }
+        let sortedZ = order.map { pts[$0].p_W.z }
         for level in levels {
-            let inliers = pts.indices.filter { abs(pts[$0].p_W.z - level) <= band }
+            let range = lowerBound(sortedZ, level - 3 * band)..<lowerBound(sortedZ, level + 3 * band + 1e-12)
+            let wide = order[range].filter { !claimed[$0] }
+            var inliers = wide.filter { abs(pts[$0].p_W.z - level) <= band }
             guard inliers.count >= options.minPoints else { continue }
+            for _ in 0..<3 {
+                guard let tilted = tiltedFit(inliers.map { pts[$0] }) else { break }
+                let next = wide.filter { abs(pts[$0].p_W.z - tilted(pts[$0].p_W)) <= band }
+                guard next.count >= options.minPoints else { break }
+                inliers = next
+            }
+            for i in inliers { claimed[i] = true }
             let comps = components(inliers.map { pts[$0] }, indices: inliers, adaptive: true) { Vec2($0.x, $0.y) }
             for comp in comps {
                 let members = dropIsolated(comp.map { pts[$0] }) { Vec2($0.x, $0.y) }
@@ -164,6 +191,31 @@ public struct PlaneDetector: Sendable {
         }
         candidates.sort { $0.points.count > $1.points.count }
         return candidates
+    }
+
+    /// Index of the first element of the ascending array `a` that is ≥ `x`.
+    func lowerBound(_ a: [Double], _ x: Double) -> Int {
+        var lo = 0, hi = a.count
+        while lo < hi { let mid = (lo + hi) / 2; if a[mid] < x { lo = mid + 1 } else { hi = mid } }
+        return lo
+    }
+
+    /// A weighted least-squares plane `z = a·x + b·y + c` through the landmarks, as a function giving the plane's
+    /// z at a point's x-y; `nil` when degenerate or tilted more than `maxTilt_deg`.
+    func tiltedFit(_ l: [MapLandmark]) -> ((Vec3) -> Double)? {
+        guard l.count >= 3 else { return nil }
+        let mean = weightedMean(l)
+        var ata = Mat3.zero, atb = Vec3.zero
+        for m in l {
+            let w = 1 / (m.std_m * m.std_m)
+            let row = Vec3(m.p_W.x - mean.x, m.p_W.y - mean.y, 1)
+            ata = ata + w * Mat3.outer(row, row)
+            atb += (w * (m.p_W.z - mean.z)) * row
+        }
+        guard abs(ata.determinant) > 1e-12 * max(1, ata.maxAbs * ata.maxAbs * ata.maxAbs) else { return nil }
+        let abc = ata.inverse * atb
+        guard Vec2(abc.x, abc.y).norm <= tan(options.maxTilt_deg * Double.pi / 180) else { return nil }
+        return { p in mean.z + abc.z + abc.x * (p.x - mean.x) + abc.y * (p.y - mean.y) }
     }
 
     /// The 1/σ²-weighted mean position.

@@ -8,8 +8,11 @@ public struct WorldOptions: Equatable, Sendable {
     public var landmarkCapacity: Int = 20_000
     /// Landmarks not seen for this long are dropped, ns; `nil` keeps them until capacity is reached.
     public var landmarkMaxAge_ns: TimestampNs? = nil
-    /// Plane detection runs at most this often, ns (100 ms: 10 Hz).
+    /// Plane detection runs at most this often, ns (100 ms: 10 Hz) …
     public var detectionInterval_ns: TimestampNs = 100_000_000
+    /// … while the map holds up to this many landmarks; beyond, the interval grows in proportion (a 20 000-landmark
+    /// map is searched every 500 ms), bounding the cost deterministically.
+    public var detectionLandmarksPerInterval: Int = 4_000
     /// Plane detector tuning.
     public var detector = PlaneDetectorOptions()
     /// Plane tracking tuning.
@@ -55,13 +58,21 @@ public final class WorldSession {
     /// All detected planes (kept while tracking is not normal, but not reported then).
     public var planes: [PlaneAnchor] { planeTracker.planes }
 
-    /// Integrates one frame and returns what the world layer reports for it.
-    public func process(_ input: WorldFrameInput) -> WorldFrame {
+    /// Integrates one frame and returns what the world layer reports for it. A frame whose camera pose is not
+    /// finite is handled as not tracking normally (`isTrackingNormal` is cleared in the frame's input).
+    public func process(_ frameInput: WorldFrameInput) -> WorldFrame {
+        var input = frameInput
+        let q = input.T_W_C.rotation.quaternion
+        if !(input.T_W_C.translation.isFinite && q.w.isFinite && q.x.isFinite && q.y.isFinite && q.z.isFinite) {
+            input.isTrackingNormal = false
+        }
         latestInput = input
         var events: [AnchorEvent] = []
         if input.isTrackingNormal {
             map.integrate(input.landmarks, at: input.t_ns)
-            if lastDetection_ns.map({ input.t_ns - $0 >= options.detectionInterval_ns }) ?? true {
+            let scale = max(1, Double(map.count) / Double(max(1, options.detectionLandmarksPerInterval)))
+            let interval = TimestampNs(Double(options.detectionInterval_ns) * scale)
+            if lastDetection_ns.map({ input.t_ns - $0 >= interval }) ?? true {
                 lastDetection_ns = input.t_ns
                 let changes = planeTracker.update(with: detector.detect(map.all), at: input.t_ns,
                                                   cameraPosition_W: input.T_W_C.translation)

@@ -63,7 +63,10 @@ struct RunCommand: ParsableCommand {
     @Flag(help: "No progress lines on stderr.")
     var quiet = false
 
-    @Flag(help: "Allow --trajectory to replace an existing file.")
+    @Option(help: "Write a JSON summary of the run (frames, wall time, fps, tracking states, per-stage times) to this file.")
+    var summaryJson: String?
+
+    @Flag(help: "Allow --trajectory and --summary-json to replace existing files.")
     var force = false
 
     func validate() throws {
@@ -73,8 +76,8 @@ struct RunCommand: ParsableCommand {
 
     func run() throws {
         let log = StderrLog(quiet: quiet)
-        if let trajectory, FileManager.default.fileExists(atPath: trajectory), !force {
-            throw CLIError.badInput("\(trajectory) exists; pass --force to replace it")
+        for output in [trajectory, summaryJson].compactMap({ $0 }) where FileManager.default.fileExists(atPath: output) && !force {
+            throw CLIError.badInput("\(output) exists; pass --force to replace it")
         }
         let path: String
         if let dataset {
@@ -136,6 +139,11 @@ struct RunCommand: ParsableCommand {
                 throw CLIError.failure("could not write \(trajectory): \(error)")
             }
             log.line("run: wrote \(summary.bodyTrajectory.count) body poses (TUM) to \(trajectory)")
+        }
+        if let summaryJson {
+            do { try RunSummaryJSON(summary, dataset: path).write(to: summaryJson) } catch {
+                throw CLIError.failure("could not write \(summaryJson): \(error)")
+            }
         }
         log.summary(summary)
         if profile { FileHandle.standardError.write(Data((ProfileReport.text(summary) + "\n").utf8)) }

@@ -69,3 +69,32 @@ enum ExternalPipe {
         }
     }
 }
+
+/// The machine-readable summary of a run (`run --summary-json`), read back by `bench-suite`.
+struct RunSummaryJSON: Codable {
+    var dataset: String
+    var frames: Int
+    var dataset_s: Double
+    var wall_s: Double
+    var fps: Double
+    var ms_per_frame_median: Double?
+    var seconds_to_normal: Double?
+    var tracking_states: [String: Int]
+    var stages: [StageStatistics]
+
+    init(_ s: PipelineSummary, dataset: String) {
+        self.dataset = dataset
+        frames = s.frames; dataset_s = s.datasetSeconds; wall_s = s.wallSeconds
+        fps = Double(s.frames) / max(s.wallSeconds, 1e-9)
+        ms_per_frame_median = s.total?.median_ms
+        seconds_to_normal = s.secondsToNormal
+        tracking_states = s.trackingStateCounts
+        stages = s.stages
+    }
+
+    func write(to path: String) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        try encoder.encode(self).write(to: URL(fileURLWithPath: path))
+    }
+}

@@ -109,3 +109,42 @@ private func files(_ dir: String) -> [String] {
         try DatasetWriter.write(bad, to: SimDatasets.temporaryPath("bad"))
     }
 }
+
+@Test func cameraTimestampsAt20And30Hz() throws {
+    var config = SimulationConfig(scene: .room(), seconds: 1, seed: 1)
+    let s20 = config.cameraTimestamps()
+    #expect(s20.count == 21 && s20[1] - s20[0] == 50_000_000 && s20.last! - s20[0] == 1_000_000_000)
+    config.rig = .euroc(rateHz: 30)
+    let s30 = config.cameraTimestamps().map { $0 - config.startTimeNs }
+    // Rounded to the nearest nanosecond: 33 333 333, 66 666 667, 100 000 000, …
+    #expect(s30.count == 31 && s30[1] == 33_333_333 && s30[2] == 66_666_667 && s30[3] == 100_000_000)
+    // A camera–IMU offset shifts what the image shows, not its stamp.
+    config.timeOffsetNs = -2_000_000
+    #expect(config.cameraTimestamps()[0] == config.startTimeNs)
+    #expect(config.trajectoryTime(ofImageStamped: config.startTimeNs + 50_000_000) == 0.048)
+}
+
+@Test func writtenDatasetLoadsWithTheSensorsLoader() throws {
+    let config = SimDatasets.smallConfig(seconds: 0.3, seed: 5, stereo: true)
+    let dir = try SimDatasets.write(config, label: "loader")
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    let ds = try ASLDataset(path: dir)
+    #expect(ds.problems.isEmpty, "\(ds.problems)")
+    #expect(ds.cameras.count == 2)
+    for (stream, cam) in zip(ds.cameras, config.rig.cameras) {
+        #expect(stream.frames.count == 7)
+        #expect(stream.calibration.model == cam.model)
+        // T_BS round-trips through the YAML text exactly (shortest round-trip number formatting).
+        #expect((stream.calibration.T_B_C.translation - cam.T_B_C.translation).norm < 1e-15)
+        #expect((stream.calibration.T_B_C.rotation.inverse * cam.T_B_C.rotation).angle < 1e-12)
+    }
+    #expect(ds.imu.samples.count == 61)
+    #expect(ds.imu.calibration.noise == config.imu.noise)
+    let gt = try TrajectoryFile.readASLGroundTruth(path: dir + "/mav0/state_groundtruth_estimate0/data.csv")
+    let imu = ImuSynthesizer.synthesize(trajectory: try config.trajectory(), seconds: config.seconds,
+                                        startTimeNs: config.startTimeNs, options: config.imu, seed: config.seed)
+    #expect(gt.count == imu.groundTruth.count)
+    #expect(gt[30].t_ns == imu.groundTruth[30].t_ns && gt[30].v_W == imu.groundTruth[30].v_W)
+    #expect(gt[30].gyroBias_B == imu.groundTruth[30].gyroBias_B && gt[30].accelBias_B == imu.groundTruth[30].accelBias_B)
+    #expect(ds.imu.samples[30] == imu.samples[30])
+}

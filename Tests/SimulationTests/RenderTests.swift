@@ -31,7 +31,7 @@ func projectedBoxCornersMatchRenderedCorners(fisheye: Bool) throws {
     let rig = SimRig.euroc(fisheye: fisheye).scaled(width: 376, height: 240)
     let cam = rig.cameras[0]
     let traj = try AnalyticTrajectory.make(name: "orbit", scene: scene, options: TrajectoryOptions(startMoving: true), rig: rig)
-    let synth = ImageSynthesizer(renderer: SceneRenderer(scene: scene, options: .fast), effects: .none, seed: 1)
+    let synth = ImageSynthesizer(renderer: SceneRenderer(scene: scene, options: .fast), effects: .perfect, seed: 1)
     let map = BearingMap(model: cam.model)
     var errors: [Double] = []
     for t in [0.0, 2.5, 5.0, 7.5] {

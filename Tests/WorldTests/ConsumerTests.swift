@@ -63,6 +63,24 @@ func pixel(_ p_W: Vec3, _ T_W_C: SE3 = defaultPose) throws -> [Double] {
         print("measure: floor L \(l.segments) ± \(s), table \(t.segments) ± \(t.total_std ?? -1)")
     }
 
+    @Test func uncertaintyFollowsTheDocumentedModel() throws {
+        let (session, frames) = runRoom()
+        let frame = try #require(frames.last)
+        let floor = try #require(session.planes.first { $0.classification == .floor })
+        let a = Vec3(0.0, -0.8, 0), b = Vec3(1.0, -0.8, 0)
+        let pa = try #require(testCamera.model.project(defaultPose.inverse.act(a)))
+        let pb = try #require(testCamera.model.project(defaultPose.inverse.act(b)))
+        let tap = MeasureTap(time: .absolute(frame.t_ns), pixels: [pa, pb])
+        // Pose σ only (no tap noise): both ends on one plane, so σ = L·√(σ_s² + σ_p²)/H with H the camera height above it.
+        let m = MeasureConsumer(taps: [], poseStd_m: 0.02, pixelStd: 0).measure(tap, tapTime: frame.t_ns, on: frame)
+        let L = try #require(m.total), H = defaultPose.translation.z - floor.height_m
+        let expected = L * (floor.offsetStd_m * floor.offsetStd_m + 0.02 * 0.02).squareRoot() / H
+        #expect(abs(try #require(m.total_std) - expected) < 1e-9)
+        // Tap noise adds in quadrature: 1 px at ~2.3 m with f = 400 px is ~6 mm per end.
+        let withTap = MeasureConsumer(taps: [], poseStd_m: 0.02, pixelStd: 1).measure(tap, tapTime: frame.t_ns, on: frame)
+        #expect(try #require(withTap.total_std) > expected + 0.001)
+    }
+
     @Test func tapAfterTheLastFrameUsesItOrFails() throws {
         let c = MeasureConsumer(taps: [MeasureTap(time: .relativeSeconds(1.6), pixels: [Vec2(300, 400), Vec2(340, 400)]),
                                        MeasureTap(time: .relativeSeconds(30), pixels: [Vec2(300, 400), Vec2(340, 400)])])
@@ -187,5 +205,35 @@ func pixel(_ p_W: Vec3, _ T_W_C: SE3 = defaultPose) throws -> [Double] {
         // Keys are sorted: "T_world_camera" < "anchors" < … in a frame line.
         let first = String(lines[0])
         #expect(first.hasPrefix(#"{"T_world_camera":["#))
+    }
+}
+
+@Suite struct WorldStreamTests {
+    @Test func recordsComeInFrameEventsConsumerOrder() throws {
+        let stream = WorldStream(consumers: [CursorConsumer(placeTimes: [.relativeSeconds(0)])], writer: nil)
+        var gen = RoomLandmarks(seed: 1)
+        let records = try stream.process(frameInput(0, landmarks: gen.batch(floor: 40, table: 10, wall: 15)))
+        let types = records.map(\.type)
+        #expect(types.first == "frame")
+        // Plane additions (world events) precede the cursor's records, and the cursor's placement follows its record.
+        let firstCursor = try #require(types.firstIndex(of: "cursor"))
+        #expect(types[1..<firstCursor].allSatisfy { $0 == "anchor.added" } && firstCursor > 1)
+        #expect(types[(firstCursor + 1)...] == ["anchor.added"])
+        #expect((records.last as? AnchorEventRecord)?.kind == "user")
+        #expect(records.allSatisfy { $0.t_ns == 1_000_000_000 && $0.schema == StreamSchema.version })
+    }
+}
+
+@Suite struct WorldStreamResetTests {
+    @Test func resetEmitsRemovalRecords() throws {
+        let stream = WorldStream(writer: nil)
+        var gen = RoomLandmarks(seed: 1)
+        let first = try stream.process(frameInput(0, landmarks: gen.batch(floor: 40, table: 10, wall: 15)))
+        let added = first.compactMap { $0 as? AnchorEventRecord }.map(\.id)
+        #expect(!added.isEmpty)
+        let removed = try stream.reset(t_ns: 7)
+        #expect(removed.map(\.type).allSatisfy { $0 == "anchor.removed" })
+        #expect(Set(removed.compactMap { ($0 as? AnchorEventRecord)?.id }) == Set(added))
+        #expect(stream.session.planes.isEmpty)
     }
 }

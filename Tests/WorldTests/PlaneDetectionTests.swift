@@ -152,9 +152,40 @@ import Testing
         #expect(floorAdded.t_ns - frames[0].t_ns <= 1_500_000_000)
         // No spurious horizontal planes from outliers or wall slices.
         #expect(session.planes.filter { $0.alignment == .horizontal }.count == 2)
-        // Extent within 20 % even with an outlier 2 cm from the table's height just beside it (stray points are culled).
+        // Extent within 20 % even with an outlier at the table's height 0.2 m beside it (stray points are culled).
         let sides = [table.extent.width, table.extent.length].sorted()
         #expect(abs(sides[0] - 0.8) / 0.8 < 0.2 && abs(sides[1] - 1.2) / 1.2 < 0.2)
         print("sparse room: floor after \(Double(floorAdded.t_ns - frames[0].t_ns) * 1e-9) s, h \(floor.height_m); table h \(table.height_m), sides \(table.extent.width) × \(table.extent.length); planes \(session.planes.map { "\($0.id):\($0.classification.rawValue)" })")
+    }
+}
+
+@Suite struct TiltToleranceTests {
+    @Test func floorSeenOneDegreeTiltedStaysOnePlane() throws {
+        // A 1° gravity error tilts the 6 m floor by ±5 cm: more than the ±2.5 cm inlier band.
+        let R = SO3(angle: 1 * Double.pi / 180, axis: Vec3(1, 0.3, 0).normalized)
+        let session = WorldSession()
+        var gen = RoomLandmarks(seed: 1)
+        for i in 0..<30 {
+            let lms = gen.batch(floor: 40, table: 10, wall: 15).map { LandmarkInput(id: $0.id, p_W: R.act($0.p_W), std_m: $0.std_m) }
+            _ = session.process(frameInput(i, landmarks: lms))
+        }
+        let horizontal = session.planes.filter { $0.alignment == .horizontal }
+        #expect(horizontal.count == 2)
+        let floor = try #require(horizontal.first { $0.classification == .floor })
+        // The whole floor (≥ 90 % of the 35 m² sampled) is one plane, at the tilted floor's mean height (≈ 0).
+        #expect(floor.area_m2 > 0.9 * (36 - 0.96))
+        #expect(abs(floor.height_m) < 0.02)
+    }
+}
+
+@Suite struct BadInputTests {
+    @Test func nonFinitePoseIsTreatedAsNotNormal() {
+        let (session, _) = runRoom(frames: 4)
+        #expect(!session.planes.isEmpty)
+        var gen = RoomLandmarks(seed: 8)
+        let f = session.process(frameInput(10, landmarks: gen.batch(floor: 10, table: 0, wall: 0),
+                                           T_W_C: SE3(translation: Vec3(.nan, 0, 0))))
+        #expect(!f.isTrackingNormal && f.planes.isEmpty && f.anchorsInView.isEmpty && f.events.isEmpty)
+        #expect(f.raycast(pixel: Vec2(320, 240)) == nil)
     }
 }

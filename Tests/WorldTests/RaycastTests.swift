@@ -24,6 +24,22 @@ import Testing
         }
     }
 
+    @Test func wallHitFromAPixel() throws {
+        let (_, frames) = runRoom()
+        let f = try #require(frames.last)
+        let truth = Vec3(0.4, 3, 1.0) // on the far wall (y = 3)
+        let hit = try #require(f.raycast(pixel: try pixel(of: truth), target: .existingPlaneGeometry).first)
+        // Within 1 cm at 5 m range: the wall offset is within ~1 mm and the ray meets it at ~20° from the normal.
+        #expect((hit.position_W - truth).norm < 0.01)
+        #expect(hit.alignment == .vertical)
+        #expect(f.planes.first { $0.id == hit.planeId }?.classification == .wall)
+        // The hit's z axis is the wall normal, facing the camera (−y).
+        #expect(hit.normal_W.dot(Vec3(0, -1, 0)) > cos(2 * Double.pi / 180))
+        // A horizontal-only raycast goes past the wall to the floor plane's infinite extension instead.
+        #expect(f.raycast(pixel: try pixel(of: truth), target: .existingPlaneInfinite, alignment: .horizontal)
+            .allSatisfy { $0.alignment == .horizontal })
+    }
+
     @Test func geometryTargetRespectsBoundaryWhileInfiniteDoesNot() throws {
         let (session, frames) = runRoom()
         let f = try #require(frames.last)

@@ -1,0 +1,171 @@
+import Foundation
+import Pipeline
+import Sensors
+import Simulation
+
+/// Figures of one dataset's benchmark.
+struct DatasetFigures: Codable {
+    var dataset: String
+    var frames: Int
+    var repeats: Int
+    /// Per stage: median over the repeats of each run's median / p90, and the max over all runs, ms per frame.
+    var stages: [StageFigures]
+    var total: StageFigures
+    /// Frames per second of the whole pipeline on one core: frames / summed frame time (median over repeats).
+    var fps: Double
+    /// Dataset seconds per wall second.
+    var realTimeFactor: Double
+    var peakResidentMiB: Double?
+
+    func table() -> String {
+        func cell(_ s: String, _ w: Int, left: Bool = false) -> String {
+            let pad = String(repeating: " ", count: max(0, w - s.count)); return left ? s + pad : pad + s
+        }
+        var lines = ["\(dataset): \(frames) frames, \(repeats) timed runs after 1 warm-up run",
+                     cell("stage", 12, left: true) + cell("median ms", 11) + cell("p90 ms", 10) + cell("max ms", 10)]
+        for s in stages + [total] {
+            lines.append(cell(s.stage, 12, left: true) + cell(String(format: "%.3f", s.median_ms), 11)
+                         + cell(String(format: "%.3f", s.p90_ms), 10) + cell(String(format: "%.3f", s.max_ms), 10))
+        }
+        lines.append(String(format: "whole pipeline: %.0f frames/s on one core (%.1f× real time); peak RSS %.1f MiB",
+                            fps, realTimeFactor, peakResidentMiB ?? .nan))
+        return lines.joined(separator: "\n")
+    }
+}
+
+struct StageFigures: Codable {
+    var stage: String
+    var median_ms: Double
+    var p90_ms: Double
+    var max_ms: Double
+}
+
+struct FrontendFigures: Codable {
+    var dataset: String
+    var description: String
+}
+
+struct MachineInfo: Codable {
+    var cores: Int
+    var memoryGiB: Double
+    var os: String
+    static func current() -> MachineInfo {
+        MachineInfo(cores: ProcessInfo.processInfo.activeProcessorCount,
+                    memoryGiB: Double(ProcessInfo.processInfo.physicalMemory) / 1_073_741_824,
+                    os: ProcessInfo.processInfo.operatingSystemVersionString)
+    }
+}
+
+struct BenchReport: Codable {
+    var machine: MachineInfo
+    var `repeat`: Int
+    var warmupFrames: Int
+    var datasets: [DatasetFigures] = []
+    var frontendOnly: FrontendFigures?
+    var longRun: MemoryGrowth?
+    var peakResidentMiB: Double?
+}
+
+/// Resident memory of this process, from /proc/self/status.
+enum ProcessMemory {
+    static func field(_ name: String) -> Double? {
+        guard let text = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return nil }
+        for line in text.split(separator: "\n") where line.hasPrefix(name + ":") {
+            let kb = line.split(separator: " ").compactMap { Double($0) }.first
+            return kb.map { $0 / 1024 }
+        }
+        return nil
+    }
+    /// Current resident set, MiB.
+    static func residentMiB() -> Double? { field("VmRSS") }
+    /// Peak resident set, MiB.
+    static func peakResidentMiB() -> Double? { field("VmHWM") }
+}
+
+/// Runs the pipeline on one dataset: a warm-up run, then timed repeats.
+enum PipelineBenchmark {
+    static func run(path: String, repeats: Int, warmupFrames: Int, log: (String) -> Void) throws -> DatasetFigures {
+        let dataset = try ASLDataset(path: path)
+        var options = PipelineOptions()
+        options.profileWarmupFrames = warmupFrames
+        log("bench: \(path): warm-up run")
+        _ = try TrackingPipeline(dataset: dataset, options: options).run()
+        var runs: [PipelineSummary] = []
+        for i in 1...repeats {
+            log("bench: \(path): timed run \(i)/\(repeats)")
+            runs.append(try TrackingPipeline(dataset: dataset, options: options).run())
+        }
+        func median(_ v: [Double]) -> Double {
+            let s = v.sorted(); return s.isEmpty ? .nan : (s.count % 2 == 1 ? s[s.count / 2] : (s[s.count / 2 - 1] + s[s.count / 2]) / 2)
+        }
+        let stageNames = runs[0].stages.map(\.stage)
+        let stages = stageNames.map { stage -> StageFigures in
+            let per = runs.compactMap { $0.stages.first { $0.stage == stage } }
+            return StageFigures(stage: stage.rawValue, median_ms: median(per.map(\.median_ms)),
+                                p90_ms: median(per.map(\.p90_ms)), max_ms: per.map(\.max_ms).max() ?? .nan)
+        }
+        let totals = runs.compactMap(\.total)
+        let total = StageFigures(stage: "total", median_ms: median(totals.map(\.median_ms)),
+                                 p90_ms: median(totals.map(\.p90_ms)), max_ms: totals.map(\.max_ms).max() ?? .nan)
+        let fps = median(totals.map { Double($0.count) / max($0.total_ms / 1000, 1e-9) })
+        let rtf = median(runs.map { $0.datasetSeconds / max($0.wallSeconds, 1e-9) })
+        return DatasetFigures(dataset: path, frames: runs[0].frames, repeats: repeats, stages: stages, total: total,
+                              fps: fps, realTimeFactor: rtf, peakResidentMiB: ProcessMemory.peakResidentMiB())
+    }
+}
+
+/// The long-run memory check: resident memory must stop growing.
+struct MemoryGrowth: Codable {
+    var minutes: Double
+    var frames: Int
+    var residentAtMinute2MiB: Double
+    var residentAtEndMiB: Double
+    var growthPercent: Double
+    var passed: Bool
+    /// (dataset minute, resident MiB) samples, one per simulated minute.
+    var samples: [[Double]]
+
+    func text() -> String {
+        String(format: "long run: %.0f min (%d frames): RSS %.1f MiB at minute 2, %.1f MiB at the end: growth %.2f %% (limit 10 %%) → %@",
+               minutes, frames, residentAtMinute2MiB, residentAtEndMiB, growthPercent, passed ? "PASS" : "FAIL")
+    }
+}
+
+enum MemoryGrowthCheck {
+    static func run(minutes: Double, log: @escaping (String) -> Void) throws -> MemoryGrowth {
+        let name = String(format: "room-handheld-%.0fmin-376x240-seed7", minutes)
+        let path = DefaultDataset.cacheDirectory() + "/" + name
+        if !FileManager.default.fileExists(atPath: path + "/mav0/cam0/data.csv") {
+            log("bench: simulating the \(Int(minutes))-minute sequence (376×240, cached) …")
+            let rig = SimRig.euroc().scaled(width: 376, height: 240)
+            let config = SimulationConfig(scene: try Scene.builtIn(named: "room"), trajectoryName: "handheld",
+                                          seconds: minutes * 60, seed: 7, rig: rig)
+            let staging = path + ".partial"
+            try? FileManager.default.removeItem(atPath: staging)
+            try DatasetWriter.write(config, to: staging) { done, total in
+                if done % 1000 == 0 { log("bench: simulated \(done)/\(total) frames") }
+            }
+            try FileManager.default.moveItem(atPath: staging, toPath: path)
+        }
+        let dataset = try ASLDataset(path: path)
+        let t0 = dataset.cameras[0].frames.first?.t_ns ?? 0
+        var samples: [[Double]] = []
+        var nextMinute = 1.0
+        var frames = 0
+        log("bench: long run over \(dataset.cameras[0].frames.count) frames")
+        _ = try TrackingPipeline(dataset: dataset, options: PipelineOptions()).run { _ in } onFrame: { r in
+            frames += 1
+            let minute = Time.seconds(r.estimate.t_ns - t0) / 60
+            if minute >= nextMinute {
+                samples.append([nextMinute, ProcessMemory.residentMiB() ?? .nan])
+                nextMinute += 1
+            }
+        }
+        samples.append([minutes, ProcessMemory.residentMiB() ?? .nan])
+        let at2 = samples.first { $0[0] >= 2 }?[1] ?? .nan
+        let end = samples.last?[1] ?? .nan
+        let growth = (end - at2) / at2 * 100
+        return MemoryGrowth(minutes: minutes, frames: frames, residentAtMinute2MiB: at2, residentAtEndMiB: end,
+                            growthPercent: growth, passed: growth < 10, samples: samples)
+    }
+}

@@ -1,0 +1,272 @@
+import ArgumentParser
+import Evaluation
+import Foundation
+import Sensors
+
+/// `worldtrack bench-suite`: run + evaluate a list of datasets and configurations in parallel processes.
+struct BenchSuiteCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "bench-suite",
+        abstract: "Run and evaluate a suite of datasets in parallel; write a JSON and a Markdown table.",
+        discussion: """
+        MANIFEST is a JSON file:
+          {
+            "entries": [
+              { "name": "euroc-micro", "dataset": "../shared/datasets/euroc-v101-micro" },
+              { "name": "room-stereo", "simulate": ["--scene", "room", "--seconds", "20", "--seed", "2", "--stereo"],
+                "stereo": true, "align": "posyaw" }
+            ]
+          }
+        Each entry has a unique "name" and either "dataset" (a folder; relative paths are resolved \
+        against the manifest's folder) or "simulate" (arguments of `worldtrack simulate`; the dataset \
+        is written once into OUT/datasets/NAME and reused). Optional: "stereo" (bool), "seconds" \
+        (number), "align" (posyaw | se3 | sim3 | none; default posyaw).
+
+        Every entry runs `worldtrack run` in its own process (--jobs at a time) and is evaluated \
+        against its ground truth. Results: OUT/results.json and OUT/results.md (ATE per sequence, \
+        mean, time per frame); with --shard I/N the files are named results-shard-I-of-N.*.
+
+        --shard I/N takes every N-th entry starting at I (0-based), so an existing job runner can \
+        spread a large suite over machines: a Slurm array (--shard $SLURM_ARRAY_TASK_ID/$N), a \
+        Kubernetes indexed Job ($JOB_COMPLETION_INDEX), or GNU parallel (parallel worldtrack \
+        bench-suite m.json --shard {}/4 ::: 0 1 2 3).
+
+        Examples:
+          worldtrack bench-suite Benchmarks/suite.json --jobs 2 --out /tmp/suite
+          worldtrack bench-suite suite.json --shard 1/4 --out /shared/results
+        """)
+
+    @Argument(help: "The suite manifest (JSON).")
+    var manifest: String
+
+    @Option(help: "Entries to run at once (processes).")
+    var jobs: Int = 1
+
+    @Option(help: "Run only shard I of N (every N-th entry starting at I, 0-based), e.g. 0/4.")
+    var shard: String?
+
+    @Option(help: "Output folder for trajectories, logs and the results.")
+    var out: String = "bench-suite-results"
+
+    func validate() throws {
+        guard jobs >= 1 && jobs <= 64 else { throw ValidationError("--jobs must be between 1 and 64 (got \(jobs))") }
+        if let shard { _ = try Shard.parse(shard) }
+    }
+
+    func run() throws {
+        let entries = try SuiteManifest.load(path: manifest)
+        let shardSpec = try shard.map(Shard.parse) ?? Shard(index: 0, count: 1)
+        let mine = entries.enumerated().filter { $0.offset % shardSpec.count == shardSpec.index }.map(\.element)
+        guard !mine.isEmpty else { throw CLIError.badInput("\(manifest): shard \(shardSpec.index)/\(shardSpec.count) has no entries") }
+        let fm = FileManager.default
+        do { try fm.createDirectory(atPath: out + "/runs", withIntermediateDirectories: true) } catch {
+            throw CLIError.badInput("cannot create \(out): \(error.localizedDescription)")
+        }
+        let suffix = shard == nil ? "" : "-shard-\(shardSpec.index)-of-\(shardSpec.count)"
+        let resultPaths = ["json", "md"].map { "\(out)/results\(suffix).\($0)" }
+        for p in resultPaths where fm.fileExists(atPath: p) {
+            throw CLIError.badInput("\(p) exists; choose another --out or remove it")
+        }
+        let executable = SelfExecutable.path()
+        FileHandle.standardError.write(Data("bench-suite: \(mine.count) of \(entries.count) entries, \(jobs) at a time → \(out)\n".utf8))
+
+        let results = ResultBox(count: mine.count)
+        let queue = OperationQueue()
+        queue.maxConcurrentOperationCount = jobs
+        for (i, entry) in mine.enumerated() {
+            queue.addOperation {
+                let r = SuiteRunner.run(entry, executable: executable, out: out)
+                results.set(i, r)
+                let line = r.error.map { "FAILED: \($0)" } ?? String(format: "ATE %.4f m, %.2f ms/frame", r.ate_rmse_m ?? .nan, r.ms_per_frame_median ?? .nan)
+                FileHandle.standardError.write(Data("bench-suite: \(entry.name): \(line)\n".utf8))
+            }
+        }
+        queue.waitUntilAllOperationsAreFinished()
+        let report = SuiteReport(entries: results.values.compactMap { $0 })
+        try report.writeJSON(to: resultPaths[0])
+        try report.markdown().write(toFile: resultPaths[1], atomically: true, encoding: .utf8)
+        print(report.markdown(), terminator: "")
+        if report.entries.contains(where: { $0.error != nil }) {
+            throw CLIError.failure("some entries failed; see \(resultPaths[0])")
+        }
+    }
+}
+
+/// `I/N`: shard I (0-based) of N.
+struct Shard: Equatable {
+    var index: Int, count: Int
+    static func parse(_ s: String) throws -> Shard {
+        let parts = s.split(separator: "/").map { Int($0.trimmingCharacters(in: .whitespaces)) }
+        guard parts.count == 2, let i = parts[0], let n = parts[1], n >= 1, i >= 0, i < n else {
+            throw ValidationError("--shard must be I/N with 0 ≤ I < N (got '\(s)')")
+        }
+        return Shard(index: i, count: n)
+    }
+}
+
+/// One entry of a suite manifest.
+struct SuiteEntry: Codable, Equatable {
+    var name: String
+    var dataset: String?
+    var simulate: [String]?
+    var stereo: Bool?
+    var seconds: Double?
+    var align: String?
+}
+
+/// The suite manifest file.
+enum SuiteManifest {
+    struct File: Codable { var entries: [SuiteEntry] }
+
+    static func load(path: String) throws -> [SuiteEntry] {
+        guard let data = FileManager.default.contents(atPath: path) else { throw CLIError.badInput("\(path): cannot read the manifest") }
+        let file: File
+        do { file = try JSONDecoder().decode(File.self, from: data) } catch {
+            throw CLIError.badInput("\(path): not a valid manifest: \(error)")
+        }
+        guard !file.entries.isEmpty else { throw CLIError.badInput("\(path): the manifest has no entries") }
+        let base = URL(fileURLWithPath: path).deletingLastPathComponent().path
+        var seen = Set<String>()
+        return try file.entries.enumerated().map { i, e in
+            var e = e
+            let label = "\(path): entry \(i + 1) (\(e.name))"
+            guard !e.name.isEmpty, e.name.allSatisfy({ $0.isLetter || $0.isNumber || "-_.".contains($0) }) else {
+                throw CLIError.badInput("\(label): name must be non-empty letters, digits, '-', '_' or '.'")
+            }
+            guard seen.insert(e.name).inserted else { throw CLIError.badInput("\(label): duplicate name") }
+            guard (e.dataset == nil) != (e.simulate == nil) else {
+                throw CLIError.badInput("\(label): give exactly one of \"dataset\" or \"simulate\"")
+            }
+            if let a = e.align, AlignmentMethod(rawValue: a) == nil {
+                throw CLIError.badInput("\(label): align must be posyaw, se3, sim3 or none (got '\(a)')")
+            }
+            if let s = e.seconds, !(s > 0) { throw CLIError.badInput("\(label): seconds must be > 0") }
+            if let d = e.dataset, !d.hasPrefix("/") { e.dataset = base + "/" + d }
+            return e
+        }
+    }
+}
+
+/// The outcome of one entry.
+struct SuiteResult: Codable {
+    var name: String
+    var dataset: String
+    var stereo: Bool
+    var alignment: String
+    var frames: Int?
+    var ate_rmse_m: Double?
+    var ate_median_m: Double?
+    var rot_rmse_deg: Double?
+    var completeness: Double?
+    var ms_per_frame_median: Double?
+    var fps: Double?
+    var seconds_to_normal: Double?
+    var error: String?
+}
+
+/// Runs one entry: simulate if needed, `worldtrack run` in a child process, evaluate.
+enum SuiteRunner {
+    static func run(_ e: SuiteEntry, executable: String, out: String) -> SuiteResult {
+        let align = e.align ?? "posyaw"
+        var result = SuiteResult(name: e.name, dataset: e.dataset ?? "(simulated)", stereo: e.stereo ?? false, alignment: align)
+        let runDir = "\(out)/runs/\(e.name)"
+        do {
+            try FileManager.default.createDirectory(atPath: runDir, withIntermediateDirectories: true)
+            var dataset = e.dataset ?? ""
+            if let sim = e.simulate {
+                dataset = "\(out)/datasets/\(e.name)"
+                if !FileManager.default.fileExists(atPath: dataset + "/mav0/cam0/data.csv") {
+                    try? FileManager.default.removeItem(atPath: dataset)
+                    try runChild(executable, ["simulate"] + sim + ["--out", dataset], log: "\(runDir)/simulate.log")
+                }
+                result.dataset = dataset
+            }
+            let tum = "\(runDir)/trajectory.tum", summary = "\(runDir)/run.json"
+            var args = ["run", dataset, "--no-stream", "--quiet", "--force", "--trajectory", tum, "--summary-json", summary]
+            if e.stereo == true { args.append("--stereo") }
+            if let s = e.seconds { args += ["--seconds", String(s)] }
+            try runChild(executable, args, log: "\(runDir)/run.log")
+            if let data = FileManager.default.contents(atPath: summary),
+               let s = try? JSONDecoder().decode(RunSummaryJSON.self, from: data) {
+                result.frames = s.frames; result.ms_per_frame_median = s.ms_per_frame_median
+                result.fps = s.fps; result.seconds_to_normal = s.seconds_to_normal
+            }
+            let estimate = try TrajectoryLoader.load(path: tum)
+            let groundTruth = try TrajectoryLoader.load(path: dataset)
+            let report = try Evaluator.evaluate(estimate: estimate.poses, groundTruth: groundTruth.poses,
+                                                options: EvaluationOptions(alignment: AlignmentMethod(rawValue: align) ?? .posyaw))
+            result.ate_rmse_m = report.ate.position.rmse
+            result.ate_median_m = report.ate.position.median
+            result.rot_rmse_deg = report.ate.rotation.rmse
+            result.completeness = report.completeness
+        } catch {
+            result.error = "\(error)"
+        }
+        return result
+    }
+
+    private static func runChild(_ executable: String, _ args: [String], log: String) throws {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: executable)
+        p.arguments = args
+        _ = FileManager.default.createFile(atPath: log, contents: nil)
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
+        defer { try? handle.close() }
+        p.standardOutput = handle
+        p.standardError = handle
+        try p.run()
+        p.waitUntilExit()
+        guard p.terminationStatus == 0 else {
+            throw CLIError.failure("`worldtrack \(args.prefix(2).joined(separator: " "))` exited with \(p.terminationStatus); see \(log)")
+        }
+    }
+}
+
+/// Thread-safe slots for results filled by parallel operations.
+final class ResultBox: @unchecked Sendable {
+    private let lock = NSLock()
+    private(set) var values: [SuiteResult?]
+    init(count: Int) { values = Array(repeating: nil, count: count) }
+    func set(_ i: Int, _ r: SuiteResult) { lock.lock(); values[i] = r; lock.unlock() }
+}
+
+/// The suite's results and their tables.
+struct SuiteReport: Codable {
+    var entries: [SuiteResult]
+    var mean_ate_rmse_m: Double?
+    var mean_ms_per_frame: Double?
+
+    init(entries: [SuiteResult]) {
+        self.entries = entries
+        let ates = entries.compactMap(\.ate_rmse_m), times = entries.compactMap(\.ms_per_frame_median)
+        mean_ate_rmse_m = ates.isEmpty ? nil : ates.reduce(0, +) / Double(ates.count)
+        mean_ms_per_frame = times.isEmpty ? nil : times.reduce(0, +) / Double(times.count)
+    }
+
+    func writeJSON(to path: String) throws {
+        let enc = JSONEncoder()
+        enc.outputFormatting = [.prettyPrinted, .sortedKeys]
+        try enc.encode(self).write(to: URL(fileURLWithPath: path))
+    }
+
+    func markdown() -> String {
+        func f(_ v: Double?, _ fmt: String) -> String { v.map { String(format: fmt, $0) } ?? "—" }
+        var s = "| sequence | mode | align | frames | ATE RMSE (m) | ATE median (m) | rot RMSE (°) | completeness | ms/frame | status |\n"
+        s += "|---|---|---|---:|---:|---:|---:|---:|---:|---|\n"
+        for e in entries {
+            s += "| \(e.name) | \(e.stereo ? "stereo" : "mono") | \(e.alignment) | \(e.frames.map(String.init) ?? "—") | "
+            s += "\(f(e.ate_rmse_m, "%.4f")) | \(f(e.ate_median_m, "%.4f")) | \(f(e.rot_rmse_deg, "%.2f")) | "
+            s += "\(f(e.completeness.map { $0 * 100 }, "%.1f %%")) | \(f(e.ms_per_frame_median, "%.2f")) | \(e.error == nil ? "ok" : "failed") |\n"
+        }
+        s += "| **mean** | | | | \(f(mean_ate_rmse_m, "%.4f")) | | | | \(f(mean_ms_per_frame, "%.2f")) | |\n"
+        return s
+    }
+}
+
+/// The path of the running `worldtrack` executable (to start children of the same build).
+enum SelfExecutable {
+    static func path() -> String {
+        if let p = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") { return p }
+        return Bundle.main.executablePath ?? CommandLine.arguments[0]
+    }
+}

@@ -1,0 +1,82 @@
+import Foundation
+import Geometry
+import Imaging
+import Sensors
+import Testing
+@testable import Vision
+
+/// The tracker on the real EuRoC V1_01 snippet (camera nearly still).
+struct EuRoCTrackingTests {
+    /// `../shared/datasets/euroc-v101-micro` relative to the package root, or `nil` (with a notice) when absent.
+    static func datasetPath() -> String? {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let path = root.appendingPathComponent("../shared/datasets/euroc-v101-micro").standardized.path
+        guard FileManager.default.fileExists(atPath: path) else {
+            print("EuRoCTrackingTests: skipped, dataset not found at \(path)")
+            return nil
+        }
+        return path
+    }
+
+    @Test func manyFeaturesAndNoJumpsOnEuRoC() throws {
+        guard let path = Self.datasetPath() else { return }
+        let dataset = try ASLDataset(path: path)
+        let camera = dataset.cameras[0]
+        let tracker = try FeatureTracker(camera: camera.calibration)
+        var gyro: [ImuSample] = []
+        var lastPixel: [Int: Vec2] = [:]
+        var frames = 0, maxStep = 0.0, minFeatures = Int.max
+        for event in dataset.events(stereo: false) {
+            switch event {
+            case .imu(let s): gyro.append(s)
+            case .frame(0, let frame):
+                let image = try ImageCodec.decodeGray(contentsOf: frame.path)
+                let result = try tracker.track(image, t_ns: frame.t_ns, gyroSamples: gyro)
+                gyro = Array(gyro.suffix(2))
+                minFeatures = min(minFeatures, result.features.count)
+                for f in result.features {
+                    if let last = lastPixel[f.id] { maxStep = max(maxStep, (f.pixel - last).norm) }
+                    // Normalised coordinates agree with the calibration.
+                    #expect((camera.calibration.model.unproject(f.pixel)! - f.normalized).norm < 1e-9)
+                }
+                lastPixel = Dictionary(uniqueKeysWithValues: result.features.map { ($0.id, $0.pixel) })
+                frames += 1
+            default: break
+            }
+        }
+        #expect(frames == camera.frames.count)
+        // Issue 4: at least 100 live features in every frame; the camera barely moves, so no track
+        // may move more than 3 px between consecutive frames (a larger step is a KLT jump).
+        #expect(minFeatures >= 100)
+        #expect(maxStep <= 3, "largest step \(maxStep) px")
+    }
+
+    @Test func stereoMatchesOnEuRoCSatisfyTheEpipolarConstraint() throws {
+        guard let path = Self.datasetPath() else { return }
+        let dataset = try ASLDataset(path: path)
+        let left = dataset.cameras[0].calibration, right = dataset.cameras[1].calibration
+        var options = FeatureTrackerOptions()
+        options.contrast = .equalizeHistogram
+        let tracker = try FeatureTracker(camera: left, rightCamera: right, options: options)
+        let T_C1_C0 = right.T_B_C.inverse * left.T_B_C
+        let E = T_C1_C0.translation.skew * T_C1_C0.rotation.matrix
+        var matched = 0, total = 0
+        for event in dataset.events(stereo: true).prefix(400) {
+            guard case .stereoFrame(let l, let r) = event else { continue }
+            let result = try tracker.track(try ImageCodec.decodeGray(contentsOf: l.path), right: try ImageCodec.decodeGray(contentsOf: r.path),
+                                           t_ns: l.t_ns)
+            total += result.features.count
+            for f in result.features {
+                guard let xr = f.rightNormalized else { continue }
+                matched += 1
+                // |x_rᵀ E x_l| over the epipolar line's normal: the point-to-line distance in the
+                // right image, which the matcher bounds by 1.5 px (/ f ≈ 457 px).
+                let l = E * Vec3(f.normalized.x, f.normalized.y, 1)
+                let d = abs(l.dot(Vec3(xr.x, xr.y, 1))) / (l.x * l.x + l.y * l.y).squareRoot()
+                #expect(d * 457 <= 1.5 + 1e-6)
+            }
+        }
+        // EuRoC's cameras differ in exposure; with equalisation most features match.
+        #expect(total > 0 && Double(matched) / Double(total) >= 0.5, "\(matched)/\(total)")
+    }
+}
