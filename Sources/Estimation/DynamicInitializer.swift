@@ -75,10 +75,7 @@ struct DynamicInitializer {
         guard abs(Svv.determinant) > 1e-300 else { return nil }
         let v0Fixed = Svv.inverse * (Vec3(rhs[0], rhs[1], rhs[2]) - Svg * g)
         // Orientation of B0 with yaw 0: gravity in B0 is −(0, 0, g) in W, i.e. the "specific force" f = −g.
-        let f = -g
-        let pitch = atan2(-f.x, (f.y * f.y + f.z * f.z).squareRoot())
-        let roll = atan2(f.y, f.z)
-        let R_W_B0 = SO3(angle: pitch, axis: Vec3(0, 1, 0)) * SO3(angle: roll, axis: Vec3(1, 0, 0))
+        let R_W_B0 = gravityAlignedRotation(specificForce: -g)
         // The state at the newest frame T (origin there: the position gauge): v_T = v0 + g·T + β_T.
         let T = dt[dt.count - 1]
         let vT_B0 = v0Fixed + T * g + s.v_W

@@ -18,6 +18,7 @@ public struct FeatureObservation: Equatable, Sendable {
     /// camera (`cameras[camera + 1]`), or `nil` for a monocular observation.
     public var rightNormalized: Vec2?
 
+    /// An observation; `camera` indexes the estimator's cameras.
     public init(id: Int, camera: Int = 0, normalized: Vec2, rightNormalized: Vec2? = nil) {
         self.id = id; self.camera = camera; self.normalized = normalized; self.rightNormalized = rightNormalized
     }
@@ -33,6 +34,7 @@ public struct FeatureFrame: Equatable, Sendable {
     /// measured it. `nil` lets the estimator compute it from the observations (using camera 0's focal length).
     public var imageDisparityPx: Double?
 
+    /// A frame of observations at `t_ns` nanoseconds.
     public init(t_ns: TimestampNs, observations: [FeatureObservation], imageDisparityPx: Double? = nil) {
         self.t_ns = t_ns; self.observations = observations; self.imageDisparityPx = imageDisparityPx
     }
@@ -48,6 +50,7 @@ public struct Landmark: Equatable, Sendable {
     /// the pose uncertainty is not included).
     public var std_m: Double
 
+    /// A point `p_W` (metres, in W) with its 1-σ accuracy `std_m` (metres).
     public init(id: Int, p_W: Vec3, std_m: Double) { self.id = id; self.p_W = p_W; self.std_m = std_m }
 }
 
@@ -76,6 +79,7 @@ public struct EstimatorOutput: Equatable, Sendable {
     /// Points triangulated in this frame's visual update, in W.
     public var landmarks: [Landmark]
 
+    /// An output record (see the properties for frames and units).
     public init(t_ns: TimestampNs, trackingState: TrackingState, T_W_B: SE3, v_W: Vec3, gyroBias_B: Vec3,
                 accelBias_B: Vec3, T_W_C: SE3, positionStd_m: Double, landmarks: [Landmark]) {
         self.t_ns = t_ns; self.trackingState = trackingState; self.T_W_B = T_W_B; self.v_W = v_W

@@ -75,12 +75,6 @@ struct FeatureTriangulator {
         return p.isFinite ? p : nil
     }
 
-    /// Triangulates from all observations; nil if any reprojects worse than `maxReprojection`.
-    func triangulate(_ obs: [BearingObservation]) -> TriangulatedPoint? {
-        guard let (point, errors) = solve(obs), errors.allSatisfy({ $0 <= maxReprojection }) else { return nil }
-        return point
-    }
-
     /// The least-squares point and each observation's reprojection error (normalised units); nil when
     /// the geometry is degenerate or the point is behind a camera or outside the depth range.
     private func solve(_ obs: [BearingObservation]) -> (TriangulatedPoint, [Double])? {

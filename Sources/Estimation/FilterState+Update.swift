@@ -16,12 +16,7 @@ extension FilterState {
         for i in 0..<S.rows { S[i, i] += 1 }
         let Kt = try S.choleskySolve(PHt.transposed) // S⁻¹ H P, m × n
         let dx = Kt.transposedTimes(Matrix(columnVector: r)).elements
-        let newP = P - PHt * Kt
-        guard dx.allSatisfy({ $0.isFinite }), newP.isFinite else { throw LinearAlgebraError.notPositiveDefinite }
-        setCovariance(newP)
-        // Guard the diagonal against round-off making a variance slightly negative.
-        for i in 0..<n where covariance(i, i) < 1e-18 { setDiagonal(i, 1e-18) }
-        inject(dx)
+        try commit(covariance: P - PHt * Kt, correction: dx)
     }
 
     /// The same update for a measurement that involves only the clones: `Hc` has one column per clone
@@ -36,9 +31,15 @@ extension FilterState {
         for i in 0..<S.rows { S[i, i] += 1 }
         let Kt = try S.choleskySolve(PHt.transposed) // m × n
         let dx = Kt.transposedTimes(Matrix(columnVector: r)).elements
-        let newP = P - PHt * Kt
+        try commit(covariance: P - PHt * Kt, correction: dx)
+    }
+
+    /// Stores the updated covariance (symmetrised, variances clamped against round-off) and injects the
+    /// correction; throws, leaving the state unchanged, if either is not finite.
+    private mutating func commit(covariance newP: Matrix, correction dx: [Double]) throws {
         guard dx.allSatisfy({ $0.isFinite }), newP.isFinite else { throw LinearAlgebraError.notPositiveDefinite }
         setCovariance(newP)
+        let n = dimension
         for i in 0..<n where covariance(i, i) < 1e-18 { setDiagonal(i, 1e-18) }
         inject(dx)
     }

@@ -11,8 +11,15 @@ struct Clone: Equatable {
     var R_W_B: SO3
     /// Position of the body in W, metres.
     var p_W: Vec3
+    /// The first estimates (the values when the clone was taken), for first-estimate Jacobians.
+    var firstR_W_B: SO3, firstP_W: Vec3
     /// The clone's pose.
     var T_W_B: SE3 { SE3(rotation: R_W_B, translation: p_W) }
+
+    init(t_ns: TimestampNs, R_W_B: SO3, p_W: Vec3) {
+        self.t_ns = t_ns; self.R_W_B = R_W_B; self.p_W = p_W
+        firstR_W_B = R_W_B; firstP_W = p_W
+    }
 }
 
 /// The filter's mean and covariance: inertial state, clones, and the joint error-state covariance.
@@ -156,6 +163,14 @@ struct FilterState {
         clones.append(Clone(t_ns: imu.t_ns, R_W_B: imu.R_W_B, p_W: imu.p_W))
     }
 
+    /// Sets every clone's first estimate to its current value (while the filter is still converging).
+    mutating func refreshFirstEstimates() {
+        for i in clones.indices {
+            clones[i].firstR_W_B = clones[i].R_W_B
+            clones[i].firstP_W = clones[i].p_W
+        }
+    }
+
     /// Removes clone `index` and its rows and columns from the covariance (marginalisation).
     mutating func marginalizeClone(_ index: Int) {
         let n = dimension, m = n - 6
@@ -186,6 +201,11 @@ struct FilterState {
     var positionStd: Double {
         let m = covarianceBlock(ErrorIndex.position, ErrorIndex.position)
         return largestEigenvalueSymmetric3(m).squareRoot()
+    }
+
+    /// 1-σ velocity uncertainty: square root of the largest eigenvalue of the velocity covariance, m/s.
+    var velocityStd: Double {
+        largestEigenvalueSymmetric3(covarianceBlock(ErrorIndex.velocity, ErrorIndex.velocity)).squareRoot()
     }
 
     /// True when the mean and covariance are finite and the covariance diagonal is non-negative.

@@ -45,6 +45,22 @@ struct ImuPropagator {
         return (phi, q)
     }
 
+    /// Replaces the attitude columns of an interval's Φ by their first-estimate form: with `first` the
+    /// state's first estimate at the interval start (its value before the last update) and `end` the
+    /// propagated state, `Φ_θθ = R_endᵀ R_first`, `Φ_vθ = −[v_end − v_first − gΔt]× R_first`,
+    /// `Φ_pθ = −[p_end − p_first − v_first Δt − ½gΔt²]× R_first`. These map the unobservable yaw
+    /// direction at the first estimate exactly onto the one at the end (OpenVINS' FEJ, right error).
+    func applyFirstEstimates(_ phi: inout Mat15, first: ImuState, end: ImuState) {
+        let dt = Double(end.t_ns - first.t_ns) * 1e-9
+        guard dt > 0 else { return }
+        let R0 = first.R_W_B.matrix
+        phi.setBlock(ErrorIndex.theta, ErrorIndex.theta, end.R_W_B.matrix.transposed * R0)
+        let dv = end.v_W - first.v_W - gravity_W * dt
+        let dp = end.p_W - first.p_W - first.v_W * dt - (0.5 * dt * dt) * gravity_W
+        phi.setBlock(ErrorIndex.velocity, ErrorIndex.theta, -(dv.skew * R0))
+        phi.setBlock(ErrorIndex.position, ErrorIndex.theta, -(dp.skew * R0))
+    }
+
     /// One integration step of the nominal state over [a, b]; returns that step's Φ.
     func step(_ s: inout ImuState, a: ImuSample, b: ImuSample, dt: Double) -> Mat15 {
         let wa = a.gyro_B - s.gyroBias_B, wb = b.gyro_B - s.gyroBias_B

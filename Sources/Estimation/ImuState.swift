@@ -19,6 +19,7 @@ public struct ImuState: Equatable, Sendable {
     /// Accelerometer bias in B, m/s².
     public var accelBias_B: Vec3
 
+    /// A state at `t_ns` (identity pose, at rest, zero biases unless given).
     public init(t_ns: TimestampNs, R_W_B: SO3 = .identity, p_W: Vec3 = .zero, v_W: Vec3 = .zero,
                 gyroBias_B: Vec3 = .zero, accelBias_B: Vec3 = .zero) {
         self.t_ns = t_ns; self.R_W_B = R_W_B; self.p_W = p_W; self.v_W = v_W

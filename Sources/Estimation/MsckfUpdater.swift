@@ -83,13 +83,18 @@ struct MsckfUpdater {
         for (k, o) in obs.enumerated() {
             let clone = state.clones[cloneIndex[o.t_ns]!]
             let ext = cameras[o.camera].T_B_C
-            let RiT = clone.R_W_B.inverse.matrix
             let RbcT = ext.rotation.inverse.matrix
-            let p_B = RiT * (point.p_W - clone.p_W)
+            // The residual uses the current estimate …
+            let pC_now = RbcT * (clone.R_W_B.inverse.act(point.p_W - clone.p_W) - ext.translation)
+            guard pC_now.z > 1e-6 else { return nil }
+            let z = Vec2(pC_now.x / pC_now.z, pC_now.y / pC_now.z)
+            // … the Jacobians the clone's first estimate (FEJ) or the current one.
+            let fej = configuration.firstEstimateJacobians
+            let RiT = (fej ? clone.firstR_W_B : clone.R_W_B).inverse.matrix
+            let p_B = RiT * (point.p_W - (fej ? clone.firstP_W : clone.p_W))
             let p_C = RbcT * (p_B - ext.translation)
             guard p_C.z > 1e-6 else { return nil }
             let iz = 1 / p_C.z
-            let z = Vec2(p_C.x * iz, p_C.y * iz)
             let w = 1 / sigma(o.camera)
             // dz/dp_C rows (whitened).
             let d0 = Vec3(iz, 0, -p_C.x * iz * iz) * w, d1 = Vec3(0, iz, -p_C.y * iz * iz) * w

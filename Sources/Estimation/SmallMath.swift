@@ -84,3 +84,11 @@ extension SO3 {
     /// A rotation about the world z axis by `yaw` radians.
     static func headingRotation(_ yaw: Double) -> SO3 { SO3(angle: yaw, axis: Vec3(0, 0, 1)) }
 }
+
+/// The body orientation with yaw 0 whose gravity matches a measured specific force at rest:
+/// `f_B = R_W_Bᵀ (0, 0, g)`, so roll and pitch follow from the direction of `f_B` (ZYX convention).
+func gravityAlignedRotation(specificForce f: Vec3) -> SO3 {
+    let pitch = atan2(-f.x, (f.y * f.y + f.z * f.z).squareRoot())
+    let roll = atan2(f.y, f.z)
+    return SO3(angle: pitch, axis: Vec3(0, 1, 0)) * SO3(angle: roll, axis: Vec3(1, 0, 0))
+}

@@ -79,10 +79,7 @@ struct StaticInitializer {
               gMean.norm < maxGyroBias else { return nil }
 
         // Orientation with yaw 0 from the gravity direction: f_B = R_W_Bᵀ (0, 0, g).
-        let f = aMean
-        let pitch = atan2(-f.x, (f.y * f.y + f.z * f.z).squareRoot())
-        let roll = atan2(f.y, f.z)
-        let R_W_B = SO3(angle: pitch, axis: Vec3(0, 1, 0)) * SO3(angle: roll, axis: Vec3(1, 0, 0))
+        let R_W_B = gravityAlignedRotation(specificForce: aMean)
         let state = ImuState(t_ns: t_ns, R_W_B: R_W_B, gyroBias_B: gMean)
 
         // Covariance. Tilt: the unknown accel bias dominates (σ_ba / g rad). Yaw and position are the

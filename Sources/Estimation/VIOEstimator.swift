@@ -28,6 +28,8 @@ public final class VIOEstimator {
     public let imu: ImuCalibration
 
     private var buffer = ImuBuffer()
+    /// The inertial state's first estimate at the filter's time: the propagated value before the update.
+    private var imuFirstEstimate: ImuState?
     private var filter: FilterState?
     private var features = FeatureDatabase()
     private let initializer: StaticInitializer
@@ -46,7 +48,8 @@ public final class VIOEstimator {
     /// Pose and yaw to continue from after a reset (keeps W continuous across a re-initialisation).
     private var lastGood: ImuState?
     private var lastOutput: EstimatorOutput?
-    private var framesSinceInit = 0
+    /// The filter has reported `.normal` since the last (re-)initialisation.
+    private var normalSinceInit = false
 
     /// Diagnostics of the last frame (for tests and logs).
     public private(set) var lastDiagnostics = EstimatorDiagnostics()
@@ -80,6 +83,7 @@ public final class VIOEstimator {
         var diag = EstimatorDiagnostics()
         defer { lastDiagnostics = diag }
         if let last = lastFrameTime, frame.t_ns <= last, let out = lastOutput { return out }
+        let previousFrameTime = lastFrameTime
         lastFrameTime = frame.t_ns
         let given = frame.imageDisparityPx.flatMap { $0.isFinite && $0 >= 0 ? $0 : nil }
         let disparity = given ?? measureDisparity(frame)
@@ -102,13 +106,20 @@ public final class VIOEstimator {
 
         // Propagate to the frame time.
         var imuState = state.imu
-        let (phi, q) = propagator.propagate(&imuState, to: frame.t_ns, buffer: buffer)
+        var (phi, q) = propagator.propagate(&imuState, to: frame.t_ns, buffer: buffer)
+        // FEJ only once converged: first estimates from the start-up transient would pin bad linearisation
+        // points (until then the clones' first estimates follow the updates, see `finish`).
+        if configuration.firstEstimateJacobians, normalSinceInit, let first = imuFirstEstimate, first.t_ns == state.imu.t_ns {
+            propagator.applyFirstEstimates(&phi, first: first, end: imuState)
+        }
+        imuFirstEstimate = imuState // the prior at this frame is the next interval's first estimate
         state.imu = imuState
         state.propagateCovariance(phi: phi, q: q)
-        framesSinceInit += 1
 
         // Standstill: IMU consistent with rest and (when known) a still image → zero-velocity update.
-        let interval = buffer.samples(after: frame.t_ns - (lastIntervalNs ?? 50_000_000), through: frame.t_ns)
+        let nominal = cameras[0].rateHz > 0 ? Time.nanoseconds(1 / cameras[0].rateHz) : 50_000_000
+        let intervalStart = max(previousFrameTime ?? (frame.t_ns - nominal), frame.t_ns - 4 * nominal)
+        let interval = buffer.samples(after: intervalStart, through: frame.t_ns)
         if configuration.zeroVelocityUpdates, let stats = zupt.statistics(interval),
            disparity.map({ $0 <= configuration.stillDisparityPx }) ?? true,
            zupt.imuSaysStill(stats, state: state), zupt.update(state: &state, stats: stats) {
@@ -175,6 +186,8 @@ public final class VIOEstimator {
                 f.propagateCovariance(phi: phi, q: q)
             }
             filter = f
+            imuFirstEstimate = f.imu
+            normalSinceInit = false
             features.removeAll()
             initWindow.removeAll()
             failedStreak = 0
@@ -196,12 +209,6 @@ public final class VIOEstimator {
             return true
         }
         return false
-    }
-
-    /// Length of the last frame interval (for the ZUPT's IMU window).
-    private var lastIntervalNs: TimestampNs? {
-        guard cameras[0].rateHz > 0 else { return nil }
-        return Time.nanoseconds(1 / cameras[0].rateHz)
     }
 
     /// Forgets everything (as after construction).
@@ -232,7 +239,7 @@ public final class VIOEstimator {
         guard let state = filter else { return output(frame.t_ns, state: .limited(.initializing), diag: diag) }
         let speed = state.imu.v_W.norm
         let diverged = !state.isHealthy || speed > configuration.maxSpeed
-            || state.positionStd > configuration.maxPositionStd || failedStreak > configuration.maxFailedUpdateStreak
+            || !(state.velocityStd <= configuration.maxVelocityStd) || failedStreak > configuration.maxFailedUpdateStreak
         if diverged {
             diag.reset = true
             filter = nil
@@ -242,18 +249,29 @@ public final class VIOEstimator {
             return output(frame.t_ns, state: .limited(.relocalizing), diag: diag)
         }
         lastGood = state.imu
+        if !normalSinceInit {
+            filter?.refreshFirstEstimates()
+        }
         let gyro = (buffer.last?.gyro_B ?? .zero) - state.imu.gyroBias_B
         let tried = diag.msckfAccepted + diag.msckfRejected
         let tracking: TrackingState
-        if state.positionStd > configuration.normalPositionStd {
+        let fewFeatures = diag.trackedFeatures < configuration.minTrackedFeatures
+        let tooFast = gyro.norm > configuration.maxAngularRate || (tried >= 10 && diag.msckfAccepted * 2 < tried)
+        if state.velocityStd > configuration.normalVelocityStd, !normalSinceInit {
+            // Still converging after (re-)initialisation.
             tracking = .limited(relocalizing ? .relocalizing : .initializing)
-        } else if gyro.norm > configuration.maxAngularRate || (tried >= 10 && diag.msckfAccepted * 2 < tried) {
+        } else if tooFast {
             tracking = .limited(.excessiveMotion)
-        } else if diag.trackedFeatures < configuration.minTrackedFeatures {
+        } else if fewFeatures {
+            tracking = .limited(.insufficientFeatures)
+        } else if state.velocityStd > 3 * configuration.normalVelocityStd {
+            // Uncertainty grew (a stretch without usable features) and has not recovered yet. The factor 3
+            // is a hysteresis: no flicker around the threshold once tracking was normal.
             tracking = .limited(.insufficientFeatures)
         } else {
             tracking = .normal
             relocalizing = false
+            normalSinceInit = true
         }
         return output(frame.t_ns, state: tracking, diag: diag)
     }
@@ -298,5 +316,6 @@ public struct EstimatorDiagnostics: Equatable, Sendable {
     public var reset = false
     /// Points accepted in the visual update.
     public var landmarks: [Landmark] = []
+    /// Empty diagnostics.
     public init() {}
 }

@@ -30,6 +30,8 @@ public final class FeatureTracker {
     private let detector: GridDetector
     private let stereo: StereoMatcher?
     private let focal: Double
+    /// Window size the pyramids are built for (the largest KLT window used on them).
+    private let pyramidWindow: Int
     private var grid: MinDistanceGrid
 
     private struct Track {
@@ -64,7 +66,10 @@ public final class FeatureTracker {
                                           minEigenvalueThreshold: options.kltMinEigenvalue)
         self.flow = flow
         detector = GridDetector(width: model.width, height: model.height, options: options)
-        stereo = rightCamera.map { StereoMatcher(left: camera, right: $0, options: options, flow: flow) }
+        var stereoFlow = flow
+        stereoFlow.windowSize = options.stereoWindow
+        stereo = rightCamera.map { StereoMatcher(left: camera, right: $0, options: options, flow: stereoFlow) }
+        pyramidWindow = rightCamera == nil ? options.kltWindow : max(options.kltWindow, options.stereoWindow)
         focal = 0.5 * (model.intrinsics.fx + model.intrinsics.fy)
         grid = MinDistanceGrid(width: model.width, height: model.height, minDistance: options.minDistance)
     }
@@ -91,7 +96,7 @@ public final class FeatureTracker {
                       R_Cnew_Cold: SO3? = nil) throws -> FeatureFrameResult {
         try check(image, right: right, t_ns: t_ns)
         let prepared = try preprocess(image)
-        let pyramid = try ImagePyramid(prepared, windowSize: options.kltWindow, maxLevel: options.kltLevels)
+        let pyramid = try ImagePyramid(prepared, windowSize: pyramidWindow, maxLevel: options.kltLevels)
         var stats = FeatureTrackingStats()
         var disparity = 0.0
         if let previous = previousPyramid, !tracks.isEmpty {
@@ -103,7 +108,9 @@ public final class FeatureTracker {
         stats.tracked = tracks.count
         try detectNew(in: prepared, stats: &stats)
         if let stereo, let right {
-            let rightPyramid = try ImagePyramid(try preprocess(right), windowSize: options.kltWindow, maxLevel: options.kltLevels)
+            var rightImage = try preprocess(right)
+            if options.stereoPhotometricAlignment { rightImage = PhotometricAlignment.align(rightImage, to: prepared) }
+            let rightPyramid = try ImagePyramid(rightImage, windowSize: pyramidWindow, maxLevel: options.kltLevels)
             try matchStereo(stereo, left: pyramid, right: rightPyramid, stats: &stats)
         } else {
             for i in tracks.indices { tracks[i].right = nil }

@@ -22,8 +22,8 @@ public struct FeatureTrackerOptions: Equatable, Sendable {
 
     /// Corner detector for new tracks.
     public var detector: Detector = .fast
-    /// Contrast normalisation before everything else. Stereo matching needs it when the two cameras'
-    /// exposures differ (EuRoC: about 25 % of features match without, 75 % with `.equalizeHistogram`).
+    /// Contrast normalisation before everything else. It makes temporal tracking worse on simulated
+    /// data (it amplifies noise), so the default is `.none`.
     public var contrast: ContrastMode = .none
     /// Largest number of live tracks (left image).
     public var featureBudget: Int = 200
@@ -49,7 +49,7 @@ public struct FeatureTrackerOptions: Equatable, Sendable {
     /// KLT coarsest pyramid level (0 = no pyramid).
     public var kltLevels: Int = 3
     /// KLT iterations per level at most.
-    public var kltMaxIterations: Int = 20
+    public var kltMaxIterations: Int = 10
     /// KLT convergence bound, pixels.
     public var kltEpsilon: Double = 0.03
     /// KLT rejects a point whose window's gradient matrix has a smaller eigenvalue (OpenCV's
@@ -73,8 +73,14 @@ public struct FeatureTrackerOptions: Equatable, Sendable {
     /// direction instead of the five-point essential matrix. Faster, but a gyro bias shifts every
     /// point, so only for bias-corrected rotations.
     public var ransacUsesRotation: Bool = false
+    /// Stereo: KLT window side for the left-to-right match, pixels (odd). Larger than the temporal
+    /// window: the two views differ by the baseline and the cameras' responses.
+    public var stereoWindow: Int = 15
     /// Stereo: largest distance of the right point from the epipolar line of the left one, pixels.
     public var stereoEpipolarThresholdPx: Double = 1.5
+    /// Stereo: map the right image's intensities by a global gain and offset so its mean and spread
+    /// match the left image's before matching (the cameras' exposures differ, as on EuRoC).
+    public var stereoPhotometricAlignment: Bool = true
     /// Stereo: smallest depth of a stereo point accepted, metres (rejects matches behind or at the camera).
     public var stereoMinDepth: Double = 0.05
 
@@ -104,6 +110,7 @@ public struct FeatureTrackerOptions: Equatable, Sendable {
             throw bad("forward-backward threshold must be > 0 pixels")
         }
         guard ransacThresholdPx > 0, ransacThresholdPx.isFinite else { throw bad("RANSAC threshold must be > 0 pixels") }
+        guard stereoWindow >= 3, stereoWindow % 2 == 1 else { throw bad("stereo window must be odd and >= 3 (got \(stereoWindow))") }
         guard stereoEpipolarThresholdPx > 0, stereoEpipolarThresholdPx.isFinite else {
             throw bad("stereo epipolar threshold must be > 0 pixels")
         }

@@ -114,9 +114,7 @@ struct SimulatedTrackingTests {
     @Test func stereoMatchesLandOnTheTruePoint() throws {
         let seq = try SimulatedSequence(stereo: true, startTime: 3)
         let right = try #require(seq.right)
-        var options = FeatureTrackerOptions()
-        options.contrast = .equalizeHistogram
-        let tracker = try FeatureTracker(camera: seq.left, rightCamera: right, options: options)
+        let tracker = try FeatureTracker(camera: seq.left, rightCamera: right)
         var errors: [Double] = []
         var matched = 0, total = 0
         for k in 0..<10 {
