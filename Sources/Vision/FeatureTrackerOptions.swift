@@ -69,6 +69,10 @@ public struct FeatureTrackerOptions: Equatable, Sendable {
     /// Reject temporal outliers by RANSAC (5-point essential matrix, or 2-point translation when the
     /// rotation between the frames is given).
     public var useRANSAC: Bool = true
+    /// Every `longBaselineFrames / 2` frames, also check tracks against the epipolar geometry between
+    /// this frame and the frame this many frames back (one more RANSAC); catches slow sliding (along
+    /// occluding edges, or drift) that frame-to-frame RANSAC misses. `nil` disables the check.
+    public var longBaselineFrames: Int? = 8
     /// Use the caller's rotation (`R_Cnew_Cold`) in RANSAC: two-point RANSAC on the translation
     /// direction instead of the five-point essential matrix. Faster, but a gyro bias shifts every
     /// point, so only for bias-corrected rotations.
@@ -105,6 +109,7 @@ public struct FeatureTrackerOptions: Equatable, Sendable {
         guard (0...8).contains(kltLevels) else { throw bad("KLT levels must be in 0...8 (got \(kltLevels))") }
         guard kltMaxIterations >= 1 else { throw bad("KLT iterations must be >= 1") }
         guard kltEpsilon > 0, kltEpsilon.isFinite else { throw bad("KLT epsilon must be > 0") }
+        if let k = longBaselineFrames, k < 2 { throw bad("long-baseline frames must be >= 2 (got \(k))") }
         if let a = maxTrackAge, a < 2 { throw bad("max track age must be >= 2 frames (got \(a))") }
         guard forwardBackwardThreshold > 0, forwardBackwardThreshold.isFinite else {
             throw bad("forward-backward threshold must be > 0 pixels")
