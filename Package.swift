@@ -89,7 +89,7 @@ let package = Package(
         .testTarget(name: "EstimationTests", dependencies: ["Estimation", "Sensors", "Geometry", "TestSupport"], swiftSettings: swift5),
         .testTarget(name: "EvaluationTests", dependencies: ["Evaluation", "Geometry", "Sensors"], swiftSettings: swift5),
         .testTarget(name: "WorldTests", dependencies: ["World", "Consumers", "Geometry", "Sensors", "Estimation", "Imaging"], swiftSettings: swift5),
-        .testTarget(name: "PipelineTests", dependencies: ["Pipeline", "Evaluation", "Simulation", "Sensors", "TestSupport"], swiftSettings: swift5),
+        .testTarget(name: "PipelineTests", dependencies: ["Pipeline", "Evaluation", "Simulation", "Sensors", "Estimation", "Geometry", "TestSupport"], swiftSettings: swift5),
         .testTarget(name: "WorldTrackCLITests", dependencies: ["WorldTrackCLI", "TestSupport"], swiftSettings: swift5),
     ],
     cxxLanguageStandard: .cxx17

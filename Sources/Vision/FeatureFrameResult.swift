@@ -33,8 +33,10 @@ public struct FeatureTrackingStats: Equatable, Sendable {
     public var lost: Int = 0
     /// Tracks rejected by the forward-backward check.
     public var rejectedByFB: Int = 0
-    /// Tracks rejected as epipolar outliers by RANSAC.
+    /// Tracks rejected as epipolar outliers by RANSAC (frame to frame or long baseline).
     public var rejectedByRANSAC: Int = 0
+    /// Of those, the ones rejected by the long-baseline check.
+    public var rejectedByLongBaseline: Int = 0
     /// Tracks ended for reaching `FeatureTrackerOptions.maxTrackAge`.
     public var retired: Int = 0
     /// Tracks dropped for coming closer than the minimum distance to an older track.

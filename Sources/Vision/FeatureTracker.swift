@@ -30,6 +30,8 @@ public final class FeatureTracker {
     private let detector: GridDetector
     private let stereo: StereoMatcher?
     private let focal: Double
+    /// Window size the pyramids are built for (the largest KLT window used on them).
+    private let pyramidWindow: Int
     private var grid: MinDistanceGrid
 
     private struct Track {
@@ -40,11 +42,15 @@ public final class FeatureTracker {
         /// Right pixel minus left pixel at the last stereo match (seeds the next one).
         var stereoOffset: SIMD2<Float>?
         var right: (pixel: Vec2, normalized: Vec2)?
+        /// Normalised positions in the last frames up to the current one, oldest first (at most
+        /// `longBaselineFrames`; `history[0]` is that many frames before the next one when full).
+        var history: [Vec2] = []
     }
     private var tracks: [Track] = []
     private var previousPyramid: ImagePyramid?
     private var previousT_ns: TimestampNs?
     private var nextId = 0
+    private var frameCounter = 0
 
     /// A tracker for `camera` (mono), or for the stereo pair `camera` (left) and `rightCamera`.
     /// - Throws: `VisionError.invalidOptions` for bad settings or a mask of the wrong size.
@@ -64,7 +70,10 @@ public final class FeatureTracker {
                                           minEigenvalueThreshold: options.kltMinEigenvalue)
         self.flow = flow
         detector = GridDetector(width: model.width, height: model.height, options: options)
-        stereo = rightCamera.map { StereoMatcher(left: camera, right: $0, options: options, flow: flow) }
+        var stereoFlow = flow
+        stereoFlow.windowSize = options.stereoWindow
+        stereo = rightCamera.map { StereoMatcher(left: camera, right: $0, options: options, flow: stereoFlow) }
+        pyramidWindow = rightCamera == nil ? options.kltWindow : max(options.kltWindow, options.stereoWindow)
         focal = 0.5 * (model.intrinsics.fx + model.intrinsics.fy)
         grid = MinDistanceGrid(width: model.width, height: model.height, minDistance: options.minDistance)
     }
@@ -91,7 +100,7 @@ public final class FeatureTracker {
                       R_Cnew_Cold: SO3? = nil) throws -> FeatureFrameResult {
         try check(image, right: right, t_ns: t_ns)
         let prepared = try preprocess(image)
-        let pyramid = try ImagePyramid(prepared, windowSize: options.kltWindow, maxLevel: options.kltLevels)
+        let pyramid = try ImagePyramid(prepared, windowSize: pyramidWindow, maxLevel: options.kltLevels)
         var stats = FeatureTrackingStats()
         var disparity = 0.0
         if let previous = previousPyramid, !tracks.isEmpty {
@@ -103,7 +112,9 @@ public final class FeatureTracker {
         stats.tracked = tracks.count
         try detectNew(in: prepared, stats: &stats)
         if let stereo, let right {
-            let rightPyramid = try ImagePyramid(try preprocess(right), windowSize: options.kltWindow, maxLevel: options.kltLevels)
+            var rightImage = try preprocess(right)
+            if options.stereoPhotometricAlignment { rightImage = PhotometricAlignment.align(rightImage, to: prepared) }
+            let rightPyramid = try ImagePyramid(rightImage, windowSize: pyramidWindow, maxLevel: options.kltLevels)
             try matchStereo(stereo, left: pyramid, right: rightPyramid, stats: &stats)
         } else {
             for i in tracks.indices { tracks[i].right = nil }
@@ -193,6 +204,22 @@ public final class FeatureTracker {
                                                  threshold: options.ransacThresholdPx / focal,
                                                  R_C2_C1: options.ransacUsesRotation ? R_Cnew_Cold : nil)
         }
+        // Long-baseline check: tracks seen `K` frames ago against the epipolar geometry of that frame
+        // and this one. A track that slides (along an occluding edge, or by drift) slowly enough to
+        // pass every frame-to-frame test shows here. Run every K/2 frames: slow sliding needs no more.
+        frameCounter += 1
+        if options.useRANSAC, let K = options.longBaselineFrames, frameCounter % max(1, K / 2) == 0 {
+            let withHistory = survivors.indices.filter { keep[$0] && tracks[survivors[$0]].history.count == K }
+            if withHistory.count >= EpipolarOutlierFilter.minimumCorrespondences {
+                let flags = EpipolarOutlierFilter.inliers(withHistory.map { tracks[survivors[$0]].history[0] },
+                                                          withHistory.map { newNormalized[$0] },
+                                                          threshold: options.ransacThresholdPx / focal)
+                for (j, k) in withHistory.enumerated() where !flags[j] {
+                    keep[k] = false
+                    stats.rejectedByLongBaseline += 1
+                }
+            }
+        }
         var next: [Track] = []
         next.reserveCapacity(survivors.count)
         var motions: [Float] = []
@@ -205,6 +232,10 @@ public final class FeatureTracker {
             let d = p - t.pixel
             motions.append((d.x * d.x + d.y * d.y).squareRoot())
             t.pixel = p; t.normalized = newNormalized[k]; t.age += 1
+            if let K = options.longBaselineFrames {
+                t.history.append(t.normalized)
+                if t.history.count > K { t.history.removeFirst(t.history.count - K) }
+            }
             next.append(t)
         }
         tracks = next
@@ -238,7 +269,8 @@ public final class FeatureTracker {
         let corners = try detector.detect(in: image, counts: counts, limit: limit, grid: &grid)
         for p in corners {
             guard let n = camera.model.unproject(Vec2(Double(p.x), Double(p.y))) else { continue }
-            tracks.append(Track(id: nextId, pixel: p, normalized: n, age: 1, stereoOffset: nil, right: nil))
+            tracks.append(Track(id: nextId, pixel: p, normalized: n, age: 1, stereoOffset: nil, right: nil,
+                                history: options.longBaselineFrames == nil ? [] : [n]))
             nextId += 1
             stats.detected += 1
         }

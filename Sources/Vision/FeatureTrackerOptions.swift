@@ -22,8 +22,8 @@ public struct FeatureTrackerOptions: Equatable, Sendable {
 
     /// Corner detector for new tracks.
     public var detector: Detector = .fast
-    /// Contrast normalisation before everything else. Stereo matching needs it when the two cameras'
-    /// exposures differ (EuRoC: about 25 % of features match without, 75 % with `.equalizeHistogram`).
+    /// Contrast normalisation before everything else. It makes temporal tracking worse on simulated
+    /// data (it amplifies noise), so the default is `.none`.
     public var contrast: ContrastMode = .none
     /// Largest number of live tracks (left image).
     public var featureBudget: Int = 200
@@ -49,7 +49,7 @@ public struct FeatureTrackerOptions: Equatable, Sendable {
     /// KLT coarsest pyramid level (0 = no pyramid).
     public var kltLevels: Int = 3
     /// KLT iterations per level at most.
-    public var kltMaxIterations: Int = 20
+    public var kltMaxIterations: Int = 10
     /// KLT convergence bound, pixels.
     public var kltEpsilon: Double = 0.03
     /// KLT rejects a point whose window's gradient matrix has a smaller eigenvalue (OpenCV's
@@ -69,12 +69,22 @@ public struct FeatureTrackerOptions: Equatable, Sendable {
     /// Reject temporal outliers by RANSAC (5-point essential matrix, or 2-point translation when the
     /// rotation between the frames is given).
     public var useRANSAC: Bool = true
+    /// Every `longBaselineFrames / 2` frames, also check tracks against the epipolar geometry between
+    /// this frame and the frame this many frames back (one more RANSAC); catches slow sliding (along
+    /// occluding edges, or drift) that frame-to-frame RANSAC misses. `nil` disables the check.
+    public var longBaselineFrames: Int? = 8
     /// Use the caller's rotation (`R_Cnew_Cold`) in RANSAC: two-point RANSAC on the translation
     /// direction instead of the five-point essential matrix. Faster, but a gyro bias shifts every
     /// point, so only for bias-corrected rotations.
     public var ransacUsesRotation: Bool = false
+    /// Stereo: KLT window side for the left-to-right match, pixels (odd). Larger than the temporal
+    /// window: the two views differ by the baseline and the cameras' responses.
+    public var stereoWindow: Int = 15
     /// Stereo: largest distance of the right point from the epipolar line of the left one, pixels.
     public var stereoEpipolarThresholdPx: Double = 1.5
+    /// Stereo: map the right image's intensities by a global gain and offset so its mean and spread
+    /// match the left image's before matching (the cameras' exposures differ, as on EuRoC).
+    public var stereoPhotometricAlignment: Bool = true
     /// Stereo: smallest depth of a stereo point accepted, metres (rejects matches behind or at the camera).
     public var stereoMinDepth: Double = 0.05
 
@@ -99,11 +109,13 @@ public struct FeatureTrackerOptions: Equatable, Sendable {
         guard (0...8).contains(kltLevels) else { throw bad("KLT levels must be in 0...8 (got \(kltLevels))") }
         guard kltMaxIterations >= 1 else { throw bad("KLT iterations must be >= 1") }
         guard kltEpsilon > 0, kltEpsilon.isFinite else { throw bad("KLT epsilon must be > 0") }
+        if let k = longBaselineFrames, k < 2 { throw bad("long-baseline frames must be >= 2 (got \(k))") }
         if let a = maxTrackAge, a < 2 { throw bad("max track age must be >= 2 frames (got \(a))") }
         guard forwardBackwardThreshold > 0, forwardBackwardThreshold.isFinite else {
             throw bad("forward-backward threshold must be > 0 pixels")
         }
         guard ransacThresholdPx > 0, ransacThresholdPx.isFinite else { throw bad("RANSAC threshold must be > 0 pixels") }
+        guard stereoWindow >= 3, stereoWindow % 2 == 1 else { throw bad("stereo window must be odd and >= 3 (got \(stereoWindow))") }
         guard stereoEpipolarThresholdPx > 0, stereoEpipolarThresholdPx.isFinite else {
             throw bad("stereo epipolar threshold must be > 0 pixels")
         }

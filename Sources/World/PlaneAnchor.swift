@@ -63,6 +63,9 @@ public struct PlaneAnchor: Equatable, Sendable {
     public var offsetStd_m: Double
     /// Number of landmarks supporting the plane in its latest refinement.
     public var pointCount: Int
+    /// Half-width of the inlier band of its latest refinement, metres: planes closer than this along the normal
+    /// cannot be told apart with the current landmarks.
+    public var inlierBand_m: Double = 0
     /// First detection and latest update times, ns.
     public var firstSeen_ns: TimestampNs, lastUpdated_ns: TimestampNs
 

@@ -13,12 +13,14 @@ public struct PlaneCandidate: Equatable, Sendable {
     public var offsetStd_m: Double
     /// Supporting landmark positions, world.
     public var points: [Vec3]
+    /// Half-width of the inlier band the candidate was selected with, metres (grows with the landmarks' σ).
+    public var band_m: Double
 }
 
 /// Tuning of the plane detector; defaults suit hand-held or drone VIO indoors (landmark σ ≈ 1–3 cm).
 public struct PlaneDetectorOptions: Equatable, Sendable {
     /// Landmarks with σ above this are ignored, metres.
-    public var maxLandmarkStd_m: Double = 0.05
+    public var maxLandmarkStd_m: Double = 0.08
     /// Minimum supporting landmarks for a plane.
     public var minPoints: Int = 15
     /// Height histogram bin, metres.
@@ -36,6 +38,9 @@ public struct PlaneDetectorOptions: Equatable, Sendable {
     /// Largest tilt of a horizontal plane's landmarks (e.g. from a small gravity error) still followed when
     /// selecting its inliers, degrees.
     public var maxTilt_deg: Double = 3
+    /// A horizontal candidate is rejected when more than this fraction of its landmarks have other landmarks
+    /// straight above or below them (within 15 cm horizontally, 15 cm–1 m vertically): a slice through a wall.
+    public var maxStackedFraction: Double = 0.5
     /// Detect vertical (wall) planes as well.
     public var detectVertical: Bool = true
     /// Minimum vertical span of a wall's points, metres.
@@ -47,12 +52,18 @@ public struct PlaneDetectorOptions: Equatable, Sendable {
 
 /// Finds gravity-aligned planes in a landmark map.
 ///
-/// Horizontal planes: a 1-cm histogram of landmark heights is smoothed with a Gaussian of the landmarks'
-/// median σ; each local peak with enough support is refined robustly (median start, then inliers within the
-/// band re-selected and averaged with weights 1/σ², three times), and its inliers are split into x-y
-/// connected components on a coarse grid. Each component large enough in count and in both sides of its
-/// enclosing rectangle is a candidate. Vertical planes: RANSAC on 2-D lines in x-y over the points not
-/// explained by horizontal planes, refined by a least-squares fit, then split the same way.
+/// 1. Levels: a 1-cm histogram of landmark heights, smoothed with a Gaussian of the landmarks' median σ; each
+///    local peak with enough support is refined robustly (median start, then band inliers averaged with weights
+///    1/σ², three times). The band half-width is max(`minBand_m`, 2.5 × median σ).
+/// 2. Walls: RANSAC on 2-D lines in x-y over the landmarks *off* every level (so floor and table points never make
+///    a wall), refined by a principal-axis fit, split into connected components in the wall's plane, each needing
+///    `minWallHeight_m` of vertical extent.
+/// 3. Horizontal planes: per level, the landmarks not on a detected wall are gated individually
+///    (|Δz| ≤ min(band, max(`minBand_m`, 2.5 σᵢ))) against a tilt-tolerant least-squares plane, split into x-y
+///    connected components (grid adaptive to the landmark spacing), cleared of isolated points, and rejected when
+///    too small or when most of their landmarks have others stacked straight above/below (a slice through a wall).
+///
+/// Candidates carry the inlier band they were selected with; `PlaneTracker` turns them into tracked planes.
 public struct PlaneDetector: Sendable {
     /// Tuning.
     public var options: PlaneDetectorOptions
@@ -67,7 +78,7 @@ public struct PlaneDetector: Sendable {
         let band = max(options.minBand_m, 2.5 * Self.median(pts.map(\.std_m)))
         let levels = horizontalLevels(pts, band: band)
         func inBand(_ p: MapLandmark) -> Bool { levels.contains { abs(p.p_W.z - $0) <= band } }
-        guard options.detectVertical else { return horizontalCandidates(pts, levels: levels, band: band) }
+        guard options.detectVertical else { return horizontalCandidates(pts, levels: levels, band: band, context: pts) }
         // Walls are searched among the landmarks off the horizontal levels (so floor and table points never
         // make a "wall"), then their landmarks inside the horizontal bands are removed (so a wall's slice at a
         // table's height never makes a thin or L-shaped "table").
@@ -83,7 +94,7 @@ public struct PlaneDetector: Sendable {
                 return abs(w.n.dot(p.p_W) - w.d) <= band && x >= w.lo - band && x <= w.hi + band
             }
         }
-        return horizontalCandidates(horizontalPts, levels: levels, band: band) + vertical
+        return horizontalCandidates(horizontalPts, levels: levels, band: band, context: pts) + vertical
     }
 
     /// Median of a non-empty array.
@@ -159,8 +170,10 @@ public struct PlaneDetector: Sendable {
     /// (from a 3 × wider band), so a floor that the estimator sees slightly tilted (up to `maxTilt_deg`, e.g. a
     /// small gravity error) is not cut into rings; the reported plane stays gravity-aligned at the inliers'
     /// weighted mean height. Landmarks claimed by one level are not reused by the next.
-    func horizontalCandidates(_ pts: [MapLandmark], levels: [Double], band: Double) -> [PlaneCandidate] {
+    func horizontalCandidates(_ pts: [MapLandmark], levels: [Double], band: Double,
+                              context: [MapLandmark]) -> [PlaneCandidate] {
         var candidates: [PlaneCandidate] = []
+        let column = VerticalNeighbours(context, radius: 0.15, minDz: max(0.15, 2 * band), maxDz: 1.0)
         var claimed = [Bool](repeating: false, count: pts.count)
         // Sorted by height, so each level's wide band is a contiguous range (binary search).
         let order = pts.indices.sorted { pts[$0].p_W.z < pts[$1].p_W.z }
@@ -168,11 +181,11 @@ public struct PlaneDetector: Sendable {
         for level in levels {
             let range = lowerBound(sortedZ, level - 3 * band)..<lowerBound(sortedZ, level + 3 * band + 1e-12)
             let wide = order[range].filter { !claimed[$0] }
-            var inliers = wide.filter { abs(pts[$0].p_W.z - level) <= band }
+            var inliers = wide.filter { abs(pts[$0].p_W.z - level) <= gate(pts[$0], band) }
             guard inliers.count >= options.minPoints else { continue }
             for _ in 0..<3 {
                 guard let tilted = tiltedFit(inliers.map { pts[$0] }) else { break }
-                let next = wide.filter { abs(pts[$0].p_W.z - tilted(pts[$0].p_W)) <= band }
+                let next = wide.filter { abs(pts[$0].p_W.z - tilted(pts[$0].p_W)) <= gate(pts[$0], band) }
                 guard next.count >= options.minPoints else { break }
                 inliers = next
             }
@@ -184,13 +197,23 @@ public struct PlaneDetector: Sendable {
                 let hull = PlaneGeometry2D.convexHull(members.map { Vec2($0.p_W.x, $0.p_W.y) })
                 let rect = PlaneGeometry2D.minimumAreaRectangle(hull)
                 guard min(rect.width, rect.length) >= options.minSide_m else { continue }
+                // A slice through vertical structure (walls not detected as planes, shelves) has landmarks directly
+                // above or below most of its points; a floor or table top does not.
+                let stacked = members.filter { column.hasNeighbour($0.p_W) }.count
+                guard Double(stacked) <= options.maxStackedFraction * Double(members.count) else { continue }
                 let (hc, sc) = offsetAndStd(members) { $0.z }
                 candidates.append(PlaneCandidate(alignment: .horizontal, normal_W: Vec3(0, 0, 1), offset_m: hc,
-                                                 offsetStd_m: sc, points: members.map(\.p_W)))
+                                                 offsetStd_m: sc, points: members.map(\.p_W), band_m: band))
             }
         }
         candidates.sort { $0.points.count > $1.points.count }
         return candidates
+    }
+
+    /// A landmark's inlier gate: 2.5 of its own σ (at least `minBand_m`), never wider than the common `band`, so
+    /// precise landmarks of nearby structures (edges, a wall behind a table) are not taken as inliers.
+    func gate(_ l: MapLandmark, _ band: Double) -> Double {
+        min(band, max(options.minBand_m, 2.5 * l.std_m))
     }
 
     /// Index of the first element of the ascending array `a` that is ≥ `x`.
@@ -313,7 +336,7 @@ public struct PlaneDetector: Sendable {
                 if score > best.score { best = (score, n, c) }
             }
             var n2 = best.n, c = best.c
-            var inliers = xy.indices.filter { abs(n2.dot(xy[$0]) - c) <= band }
+            var inliers = xy.indices.filter { abs(n2.dot(xy[$0]) - c) <= gate(remaining[$0], band) }
             guard best.score > 0, inliers.count >= options.minPoints else { break }
             // Least-squares refinement: the normal is the minor principal direction of the inliers in x-y.
             for _ in 0..<3 {
@@ -323,7 +346,7 @@ public struct PlaneDetector: Sendable {
                 let theta = 0.5 * atan2(2 * sxy, sxx - syy) // major axis angle
                 n2 = Vec2(-sin(theta), cos(theta))
                 c = n2.dot(mean)
-                let next = xy.indices.filter { abs(n2.dot(xy[$0]) - c) <= band }
+                let next = xy.indices.filter { abs(n2.dot(xy[$0]) - c) <= gate(remaining[$0], band) }
                 if next.count < options.minPoints { break }
                 inliers = next
             }
@@ -344,12 +367,37 @@ public struct PlaneDetector: Sendable {
                 guard min(rect.width, rect.length) >= options.minSide_m else { continue }
                 let (off, sd) = offsetAndStd(m) { n.dot($0) }
                 out.append(PlaneCandidate(alignment: .vertical, normal_W: n, offset_m: off, offsetStd_m: sd,
-                                          points: m.map(\.p_W)))
+                                          points: m.map(\.p_W), band_m: band))
             }
             let drop = Set(inliers)
             remaining = remaining.indices.filter { !drop.contains($0) }.map { remaining[$0] }
         }
         return out
+    }
+}
+
+/// Finds landmarks stacked vertically over others: a grid over x-y with cells of `radius`.
+struct VerticalNeighbours {
+    let radius: Double, minDz: Double, maxDz: Double
+    private var grid: [SIMD2<Int>: [Vec3]] = [:]
+
+    init(_ l: [MapLandmark], radius: Double, minDz: Double, maxDz: Double) {
+        self.radius = radius; self.minDz = minDz; self.maxDz = maxDz
+        for m in l { grid[key(m.p_W), default: []].append(m.p_W) }
+    }
+
+    func key(_ p: Vec3) -> SIMD2<Int> { SIMD2<Int>(Int((p.x / radius).rounded(.down)), Int((p.y / radius).rounded(.down))) }
+
+    /// True when another landmark lies within `radius` horizontally and `minDz…maxDz` vertically of `p`.
+    func hasNeighbour(_ p: Vec3) -> Bool {
+        let k = key(p)
+        for dx in -1...1 { for dy in -1...1 {
+            for q in grid[SIMD2<Int>(k.x + dx, k.y + dy)] ?? [] {
+                let dz = abs(q.z - p.z)
+                if dz >= minDz && dz <= maxDz && Vec2(q.x - p.x, q.y - p.y).norm <= radius { return true }
+            }
+        } }
+        return false
     }
 }
 

@@ -14,11 +14,12 @@ public enum PlaneChange: Equatable, Sendable {
 
 /// Tuning of plane tracking (matching candidates to planes, merging, classification).
 public struct PlaneTrackerOptions: Equatable, Sendable {
-    /// A candidate matches a plane when their offsets differ by at most max(this, 3 σ), metres.
+    /// A candidate matches a plane when their offsets differ by at most max(this, the candidate's inlier band,
+    /// 3 σ), metres.
     public var matchOffset_m: Double = 0.05
     /// … and their boundaries are at most this far apart, metres.
     public var matchDistance_m: Double = 0.3
-    /// Two planes merge when their offsets differ by at most this, metres …
+    /// Two planes merge when their offsets differ by at most max(this, the smaller of their inlier bands), metres …
     public var mergeOffset_m: Double = 0.04
     /// … and their boundaries touch (are at most this far apart), metres.
     public var mergeDistance_m: Double = 0.05
@@ -107,7 +108,8 @@ public struct PlaneTracker: Sendable {
     func matchesCandidate(_ p: PlaneAnchor, _ candidate: PlaneCandidate) -> Bool {
         let c = aligned(candidate, to: p)
         guard p.alignment == c.alignment, p.normal_W.dot(c.normal_W) > cos(10 * Double.pi / 180) else { return false }
-        let tol = max(options.matchOffset_m, 3 * (p.offsetStd_m * p.offsetStd_m + c.offsetStd_m * c.offsetStd_m).squareRoot())
+        let tol = max(options.matchOffset_m, c.band_m,
+                      3 * (p.offsetStd_m * p.offsetStd_m + c.offsetStd_m * c.offsetStd_m).squareRoot())
         guard abs(offset(of: p, along: c.normal_W) - c.offset_m) <= tol else { return false }
         let hull = PlaneGeometry2D.convexHull(c.points.map { p.local($0) })
         return PlaneGeometry2D.distance(hull, p.boundaryLocal) <= options.matchDistance_m
@@ -135,6 +137,7 @@ public struct PlaneTracker: Sendable {
                             offset_m: c.offset_m, offsetStd_m: c.offsetStd_m, pointCount: c.points.count,
                             firstSeen_ns: t_ns, lastUpdated_ns: t_ns)
         nextId += 1
+        p.inlierBand_m = c.band_m
         p.boundaryLocal = PlaneGeometry2D.convexHull(c.points.map { p.local($0) })
         p.refreshExtent()
         return p
@@ -166,6 +169,7 @@ public struct PlaneTracker: Sendable {
             p.boundaryLocal = PlaneGeometry2D.convexHull(p.boundaryLocal + local)
         }
         p.pointCount = max(p.pointCount, c.points.count)
+        p.inlierBand_m = c.band_m
         p.refreshExtent()
         p.lastUpdated_ns = t_ns
     }
@@ -190,7 +194,8 @@ public struct PlaneTracker: Sendable {
                 for j in planes.indices where j > i {
                     let a = planes[i], b = planes[j]
                     guard a.alignment == b.alignment, abs(a.normal_W.dot(b.normal_W)) > cos(5 * Double.pi / 180),
-                          abs(offset(of: b, along: a.normal_W) - a.offset_m) <= options.mergeOffset_m else { continue }
+                          abs(offset(of: b, along: a.normal_W) - a.offset_m)
+                            <= max(options.mergeOffset_m, min(a.inlierBand_m, b.inlierBand_m)) else { continue }
                     let d = PlaneGeometry2D.distance(a.boundaryLocal, PlaneGeometry2D.convexHull(b.boundary.map { a.local($0) }))
                     guard d <= options.mergeDistance_m else { continue }
                     absorb(b, into: &planes[i], at: t_ns)

@@ -83,9 +83,10 @@ public struct EstimatedPlaneOptions: Equatable, Sendable {
 /// Raycasting against planes and landmarks.
 public enum Raycaster {
     /// Hits of `ray` against detected planes for one target (`existingPlaneGeometry` or `existingPlaneInfinite`),
-    /// nearest first.
+    /// nearest first. `geometryMargin_m` grows each boundary for `existingPlaneGeometry` (the convex hull of sparse
+    /// landmarks lies a little inside the true edges).
     public static func hitPlanes(_ ray: WorldRay, planes: [PlaneAnchor], target: RaycastTarget,
-                                 alignment: RaycastAlignment) -> [RaycastResult] {
+                                 alignment: RaycastAlignment, geometryMargin_m: Double = 0) -> [RaycastResult] {
         var out: [RaycastResult] = []
         for p in planes {
             switch (alignment, p.alignment) {
@@ -98,7 +99,7 @@ public enum Raycaster {
             let t = (n.dot(p.T_W_P.translation) - n.dot(ray.origin_W)) / denom
             guard t > 0, t.isFinite, t < 1000 else { continue }
             let hit = ray.point(at: t)
-            if target == .existingPlaneGeometry && !p.boundaryContains(hit) { continue }
+            if target == .existingPlaneGeometry && !p.boundaryContains(hit, tolerance: max(1e-6, geometryMargin_m)) { continue }
             out.append(RaycastResult(T_W_Hit: SE3(rotation: p.T_W_P.rotation, translation: hit), distance_m: t,
                                      target: target, alignment: p.alignment == .horizontal ? .horizontal : .vertical,
                                      planeId: p.id, surfaceStd_m: p.offsetStd_m, incidenceCosine: abs(denom)))

@@ -17,6 +17,11 @@ public struct WorldOptions: Equatable, Sendable {
     public var detector = PlaneDetectorOptions()
     /// Plane tracking tuning.
     public var tracker = PlaneTrackerOptions()
+    /// `existingPlaneGeometry` raycasts accept hits this far outside a plane's boundary, metres (the hull of sparse
+    /// landmarks lies inside the true edges).
+    public var geometryMargin_m: Double = 0.05
+    /// Preferred-order raycasts ignore infinite-plane hits farther than this outside the plane's boundary, metres.
+    public var maxInfiniteExtension_m: Double = 3
     /// Estimated-plane raycast tuning.
     public var estimatedPlane = EstimatedPlaneOptions()
     /// User anchors moving less than this on a plane refinement are not reported as updated, metres.
@@ -74,7 +79,8 @@ public final class WorldSession {
             let interval = TimestampNs(Double(options.detectionInterval_ns) * scale)
             if lastDetection_ns.map({ input.t_ns - $0 >= interval }) ?? true {
                 lastDetection_ns = input.t_ns
-                let changes = planeTracker.update(with: detector.detect(map.all), at: input.t_ns,
+                let candidates = detector.detect(map.all)
+                let changes = planeTracker.update(with: candidates, at: input.t_ns,
                                                   cameraPosition_W: input.T_W_C.translation)
                 events += changes.map { change -> AnchorEvent in
                     switch change {
@@ -138,18 +144,74 @@ public final class WorldSession {
         guard isTrackingNormal else { return [] }
         switch target {
         case .existingPlaneGeometry, .existingPlaneInfinite:
-            return Raycaster.hitPlanes(ray, planes: planes, target: target, alignment: alignment)
+            return Raycaster.hitPlanes(ray, planes: planes, target: target, alignment: alignment,
+                                       geometryMargin_m: options.geometryMargin_m)
         case .estimatedPlane:
             return Raycaster.hitEstimatedPlane(ray, map: map, alignment: alignment, options: options.estimatedPlane)
                 .map { [$0] } ?? []
         }
     }
 
-    /// The first hit of `ray` trying the targets in order (e.g. geometry, then estimated, then infinite).
+    /// The first hit of `ray` trying the targets in order (e.g. geometry, then estimated, then infinite), with
+    /// two refinements for sparse maps:
+    /// - an `estimatedPlane` hit that agrees with a detected plane is snapped onto that plane (reported as
+    ///   `existingPlaneInfinite` with its id); one that agrees with none yields to an infinite-plane hit that
+    ///   landmarks around the hit point confirm (when `existingPlaneInfinite` is also allowed);
+    /// - among `existingPlaneInfinite` hits the one with most landmark support near the hit point wins, then one near
+    ///   its plane's mapped boundary, then the largest plane, then the nearest (see `rankInfinite`) — extended planes
+    ///   cross the whole room, and a ray towards the floor beyond its mapped part first meets the table's extension.
     public func raycast(_ ray: WorldRay, preferring targets: [RaycastTarget],
                         alignment: RaycastAlignment = .any) -> RaycastResult? {
-        for t in targets { if let hit = raycast(ray, target: t, alignment: alignment).first { return hit } }
+        for t in targets {
+            let hits = raycast(ray, target: t, alignment: alignment)
+            switch t {
+            case .existingPlaneGeometry:
+                if let hit = hits.first { return hit }
+            case .estimatedPlane:
+                guard let hit = hits.first else { continue }
+                if let snapped = snapToExistingPlane(hit, ray: ray) { return snapped }
+                if targets.contains(.existingPlaneInfinite),
+                   let confirmed = rankInfinite(raycast(ray, target: .existingPlaneInfinite, alignment: alignment)),
+                   confirmed.support > 0 {
+                    return confirmed.hit
+                }
+                return hit
+            case .existingPlaneInfinite:
+                if let best = rankInfinite(hits) { return best.hit }
+            }
+        }
         return nil
+    }
+
+    /// The best infinite-plane hit: most landmarks within 30 cm of the hit lying on its plane (within 2.5 σ, at
+    /// least 2 cm); then a hit within 30 cm of its plane's boundary; then the plane with the largest area (far from
+    /// every mapped part, the floor is the likeliest surface); then the nearest. Hits farther than
+    /// `maxInfiniteExtension_m` outside their plane's boundary are not used (a guess through unmapped walls).
+    func rankInfinite(_ hits: [RaycastResult]) -> (hit: RaycastResult, support: Int)? {
+        let scored = hits.map { hit -> (hit: RaycastResult, support: Int, far: Int, area: Double) in
+            guard let p = hit.planeId.flatMap(planeTracker.plane(id:)) else { return (hit, 0, 1, 0) }
+            let n = p.normal_W, d = n.dot(p.T_W_P.translation)
+            let support = map.landmarks(near: hit.position_W, radius: 0.3)
+                .filter { abs(n.dot($0.p_W) - d) <= max(0.02, 2.5 * $0.std_m) }.count
+            let q = p.local(hit.position_W)
+            let outside = PlaneGeometry2D.convexContains(p.boundaryLocal, q) ? 0 : PlaneGeometry2D.distance([q], p.boundaryLocal)
+            return (hit, support, outside <= 0.3 ? 0 : (outside <= options.maxInfiniteExtension_m ? 1 : 2), p.area_m2)
+        }.filter { $0.far < 2 }
+        return scored.min {
+            (-$0.support, $0.far, -$0.area, $0.hit.distance_m) < (-$1.support, $1.far, -$1.area, $1.hit.distance_m)
+        }.map { ($0.hit, $0.support) }
+    }
+
+    /// An estimated-plane hit that agrees with a detected plane (normals within 15°, offset within
+    /// max(10 cm, 3 σ)) is replaced by the hit on that plane's infinite extension, which many more landmarks
+    /// support; `nil` when no plane agrees.
+    func snapToExistingPlane(_ hit: RaycastResult, ray: WorldRay) -> RaycastResult? {
+        let n = hit.normal_W
+        let agreeing = planes.filter { abs($0.normal_W.dot(n)) > cos(15 * Double.pi / 180) }
+            .map { p -> (PlaneAnchor, Double) in (p, abs(p.normal_W.dot(hit.position_W - p.T_W_P.translation))) }
+            .filter { $0.1 <= max(0.1, 3 * hit.surfaceStd_m) }
+        guard let best = agreeing.min(by: { $0.1 < $1.1 }) else { return nil }
+        return Raycaster.hitPlanes(ray, planes: [best.0], target: .existingPlaneInfinite, alignment: .any).first
     }
 
     // MARK: User anchors

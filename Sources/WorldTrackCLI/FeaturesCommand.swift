@@ -12,8 +12,9 @@ struct FeaturesCommand: ParsableCommand {
         abstract: "Run the feature frontend alone and report track quality.",
         discussion: """
         Tracks corners through the dataset's cam0 frames (cam0 + cam1 with --stereo) as the \
-        estimator's frontend does: FAST corners on an 8×6 grid, pyramidal KLT seeded by the gyro \
-        rotation between frames, a forward-backward check and epipolar RANSAC. Reports the features \
+        estimator's frontend does: FAST corners on an 8×6 grid at least 16 px apart, pyramidal KLT \
+        (7-px window, 4 levels) seeded by the gyro rotation between frames, a forward-backward check, \
+        epipolar RANSAC, and tracks ended after 25 frames to bound drift. Reports the features \
         per frame, the median track length (frames) and the median time per frame (ms of CPU time \
         of the tracking thread, image decoding excluded).
 
@@ -21,7 +22,11 @@ struct FeaturesCommand: ParsableCommand {
         every track is checked against the truth: the ray of its first pixel is cast into the scene \
         from the true camera pose and the 3-D point found is projected with the true pose at each \
         later observation. The median distance to the tracked pixel and the share of observations \
-        more than 2 px off (outliers) are reported.
+        more than 2 px off (outliers) are reported. Tracks whose first ray meets nothing (sky) are \
+        not checked.
+
+        --draw writes every frame as DIR/000000.png, … with each track as a dot coloured by age (red \
+        new, yellow, green 20+ frames) and a trail of its last 10 positions; DIR must be new or empty.
 
         --json prints one JSON object: frames, features_per_frame_mean, features_per_frame_min, \
         tracks, track_length_median, max_track_step_px, reprojection_error_median_px, outlier_ratio, \
@@ -52,25 +57,27 @@ struct FeaturesCommand: ParsableCommand {
     @Flag(name: .customLong("no-gyro"), help: "Do not predict feature motion from the gyroscope.")
     var noGyro = false
 
-    @Option(help: "Contrast normalisation: none, clahe, equalize, or auto (equalize with --stereo, else none).")
-    var contrast: String = "auto"
+    @Option(help: "Contrast normalisation: none, clahe or equalize.")
+    var contrast: String = "none"
 
     @Option(help: "Write every frame with its tracks drawn as PNG into this (new or empty) folder.")
     var draw: String?
 
     init() {}
 
-    func validate() throws {
+    /// Checks the option values; bad ones are bad input (exit 2), like a bad dataset.
+    func checkArguments() throws {
         if let seconds, !(seconds > 0 && seconds.isFinite) {
-            throw ValidationError("--seconds must be a positive number of seconds (got \(seconds))")
+            throw CLIError.badInput("--seconds must be a positive number of seconds (got \(seconds))")
         }
-        if budget < 1 { throw ValidationError("--budget must be >= 1 (got \(budget))") }
-        if !["auto", "none", "clahe", "equalize"].contains(contrast) {
-            throw ValidationError("--contrast must be auto, none, clahe or equalize (got \(contrast))")
+        if budget < 1 { throw CLIError.badInput("--budget must be >= 1 (got \(budget))") }
+        if !["none", "clahe", "equalize"].contains(contrast) {
+            throw CLIError.badInput("--contrast must be none, clahe or equalize (got \(contrast))")
         }
     }
 
     func run() throws {
+        try checkArguments()
         let loaded: ASLDataset
         do { loaded = try ASLDataset(path: dataset) } catch let error as DatasetError {
             throw CLIError.badInput(error.description)
@@ -84,7 +91,6 @@ struct FeaturesCommand: ParsableCommand {
         switch contrast {
         case "clahe": options.contrast = .clahe(clipLimit: 2)
         case "equalize": options.contrast = .equalizeHistogram
-        case "auto": options.contrast = stereo ? .equalizeHistogram : .none
         default: options.contrast = .none
         }
         let tracker: FeatureTracker

@@ -173,6 +173,16 @@ func pixel(_ p_W: Vec3, _ T_W_C: SE3 = defaultPose) throws -> [Double] {
         #expect(captured.map(\.burst) == [0, 0, 1, 1])
     }
 
+    @Test func framesWithoutImagesGetSidecarsOnly() throws {
+        let dir = try TempDir()
+        let out = dir.path("noimg")
+        let captured = try streamRoom(consumers: [try ConsumerFactory.make("burst:count=2,out=\(out)")], frames: 4, images: false)
+            .compactMap { $0 as? BurstCapturedRecord }
+        #expect(captured.count == 2 && captured.allSatisfy { $0.image == nil })
+        let files = try FileManager.default.contentsOfDirectory(atPath: out)
+        #expect(files.filter { $0.hasSuffix(".json") }.count == 2 && !files.contains { $0.hasSuffix(".png") })
+    }
+
     @Test func outMustBeAFolder() throws {
         let dir = try TempDir()
         let file = dir.path("f")
@@ -187,7 +197,7 @@ func pixel(_ p_W: Vec3, _ T_W_C: SE3 = defaultPose) throws -> [Double] {
     @Test func oneSortedCompactJSONObjectPerLine() throws {
         let dir = try TempDir()
         let path = dir.path("s.jsonl")
-        FileManager.default.createFile(atPath: path, contents: nil)
+        #expect(FileManager.default.createFile(atPath: path, contents: nil))
         let h = try #require(FileHandle(forWritingAtPath: path))
         let w = StreamWriter(handle: h)
         let records = try streamRoom(consumers: [CursorConsumer()], frames: 5)

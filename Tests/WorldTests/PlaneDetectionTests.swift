@@ -189,3 +189,58 @@ import Testing
         #expect(f.raycast(pixel: Vec2(320, 240)) == nil)
     }
 }
+
+@Suite struct PrecisionAwareDetectionTests {
+    func layers(sigma: Double, seed: UInt64) -> [LandmarkInput] {
+        var rng = TestRNG(seed: seed)
+        return (0..<300).map { i in
+            // Two overlapping 2 × 2 m layers 8 cm apart (a floor and a mat on it).
+            let z = i % 2 == 0 ? 0.0 : 0.08
+            return LandmarkInput(id: i, p_W: Vec3(rng.uniform(0, 2), rng.uniform(0, 2), z) + rng.noise(sigma), std_m: sigma)
+        }
+    }
+
+    @Test func layersCloserThanTheLandmarksCanResolveAreOnePlane() {
+        // σ = 4 cm: the inlier band is 10 cm, so 8 cm apart cannot be told apart → one plane, not two duplicates.
+        let coarse = WorldSession()
+        _ = coarse.process(frameInput(0, landmarks: layers(sigma: 0.04, seed: 1)))
+        #expect(coarse.planes.filter { $0.alignment == .horizontal }.count == 1)
+        // σ = 5 mm: the two layers are clearly separate planes.
+        let fine = WorldSession()
+        _ = fine.process(frameInput(0, landmarks: layers(sigma: 0.005, seed: 1)))
+        let heights = fine.planes.filter { $0.alignment == .horizontal }.map(\.height_m).sorted()
+        #expect(heights.count == 2)
+        if heights.count == 2 { #expect(abs(heights[0]) < 0.01 && abs(heights[1] - 0.08) < 0.01) }
+    }
+
+    @Test func preciseLandmarksOfANearbyLedgeDoNotStretchTheTable() throws {
+        var rng = TestRNG(seed: 17)
+        var lms: [LandmarkInput] = []
+        func add(_ p: Vec3, _ s: Double) { lms.append(LandmarkInput(id: lms.count, p_W: p + rng.noise(s), std_m: s)) }
+        for _ in 0..<300 { add(Room.floorPoint(&rng), 0.03) }              // noisy floor: median σ 3 cm → band 7.5 cm
+        for _ in 0..<150 { add(Room.tablePoint(&rng), 0.01) }              // table top at 0.75
+        for _ in 0..<30 { add(Vec3(rng.uniform(1.75, 2.1), rng.uniform(-0.4, 0.4), 0.80), 0.005) } // ledge 5 cm higher
+        let session = WorldSession()
+        _ = session.process(frameInput(0, landmarks: lms))
+        let table = try #require(session.planes.first { abs($0.height_m - 0.75) < 0.02 })
+        // Each landmark is gated by its own σ (2.5 × 5 mm < 5 cm): the ledge stays out, the top keeps its 1.2 m.
+        #expect(max(table.extent.width, table.extent.length) < 1.2 * 1.1)
+    }
+}
+
+@Suite struct StackedSliceTests {
+    @Test func wallSlicesAreNotHorizontalPlanesEvenWithoutWallDetection() throws {
+        // Dense walls and no wall detection: every height band holds an L-shaped slice of the two walls with
+        // enough landmarks for a plane. The stacked-landmark test rejects them; floor and table remain.
+        var options = WorldOptions()
+        options.detector.detectVertical = false
+        let (session, _) = runRoom(frames: 20, floor: 30, table: 8, wall: 60, session: WorldSession(options: options))
+        let horizontal = session.planes.filter { $0.alignment == .horizontal }
+        #expect(horizontal.count == 2, "\(horizontal.map { ($0.height_m, $0.area_m2) })")
+        #expect(horizontal.contains { $0.classification == .floor } && horizontal.contains { $0.classification == .table })
+        // With the test disabled the slices do become planes (so the test above is meaningful).
+        options.detector.maxStackedFraction = 1
+        let (loose, _) = runRoom(frames: 20, floor: 30, table: 8, wall: 60, session: WorldSession(options: options))
+        #expect(loose.planes.filter { $0.alignment == .horizontal }.count > 2)
+    }
+}

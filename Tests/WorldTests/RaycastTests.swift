@@ -101,6 +101,52 @@ import Testing
         #expect(hit.alignment == .horizontal)
     }
 
+    /// Landmarks of a horizontal patch (σ 1 cm).
+    func patch(_ x: ClosedRange<Double>, _ y: ClosedRange<Double>, z: Double, count: Int, firstId: Int, seed: UInt64) -> [LandmarkInput] {
+        var rng = TestRNG(seed: seed)
+        return (0..<count).map {
+            LandmarkInput(id: firstId + $0, p_W: Vec3(rng.uniform(x.lowerBound, x.upperBound), rng.uniform(y.lowerBound, y.upperBound), z)
+                          + rng.noise(0.01), std_m: 0.01)
+        }
+    }
+
+    @Test func estimatedHitThatAgreesWithAPlaneSnapsOntoIt() throws {
+        // Floor mapped over [0, 1]²; a small unconnected cluster of floor landmarks 1.5 m away (too few for a plane).
+        let session = WorldSession()
+        let lms = patch(0...1, 0...1, z: 0, count: 80, firstId: 0, seed: 1) + patch(2.4...2.6, 0.4...0.6, z: 0, count: 10, firstId: 100, seed: 2)
+        _ = session.process(frameInput(0, landmarks: lms, T_W_C: lookAt(eye: Vec3(1.5, -1.5, 1.5), target: Vec3(2.5, 0.5, 0))))
+        #expect(session.planes.count == 1)
+        let floor = try #require(session.planes.first)
+        let ray = WorldRay(origin_W: Vec3(1.5, -1.5, 1.5), direction_W: Vec3(2.5, 0.5, 0) - Vec3(1.5, -1.5, 1.5))
+        let raw = try #require(session.raycast(ray, target: .estimatedPlane).first)
+        let hit = try #require(session.raycast(ray, preferring: [.existingPlaneGeometry, .estimatedPlane, .existingPlaneInfinite]))
+        // Snapped: on the floor plane itself (exact height), reported as that plane's infinite extension.
+        #expect(hit.target == .existingPlaneInfinite && hit.planeId == floor.id)
+        #expect(abs(hit.position_W.z - floor.height_m) < 1e-9)
+        #expect((hit.position_W - Vec3(2.5, 0.5, 0)).norm < 0.03)
+        #expect((raw.position_W - hit.position_W).norm < 0.1)
+    }
+
+    @Test func infiniteFallbackPrefersTheLargePlaneFarFromEveryMappedPart() throws {
+        // Floor mapped at x ∈ [-3, -0.5] (5 m²), a small table top at z = 0.75 (0.25 m²); a ray to the floor at x = 2
+        // crosses the table's extension first (0.5 m beyond the table), 2.5 m beyond the mapped floor, with no
+        // landmarks near either hit.
+        let session = WorldSession()
+        let lms = patch(-3 ... -0.5, -1...1, z: 0, count: 100, firstId: 0, seed: 3) + patch(-0.5...0.0, 0...0.5, z: 0.75, count: 40, firstId: 200, seed: 4)
+        _ = session.process(frameInput(0, landmarks: lms))
+        let floor = try #require(session.planes.first { abs($0.height_m) < 0.02 })
+        let ray = WorldRay(origin_W: Vec3(-1, 0.25, 1.5), direction_W: Vec3(2, 0.25, 0) - Vec3(-1, 0.25, 1.5))
+        // The nearest infinite hit is the table's extension …
+        #expect(session.raycast(ray, target: .existingPlaneInfinite).first?.planeId != floor.id)
+        // … but the preferred fallback is the floor.
+        let hit = try #require(session.raycast(ray, preferring: [.existingPlaneGeometry, .estimatedPlane, .existingPlaneInfinite]))
+        #expect(hit.planeId == floor.id && (hit.position_W - Vec3(2, 0.25, 0)).norm < 0.05)
+        // A floor hit more than 3 m beyond the mapped floor is not used as a fallback at all.
+        let far = WorldRay(origin_W: Vec3(3, 0.25, 1.5), direction_W: Vec3(4, 0.25, -1.5))
+        #expect(session.raycast(far, target: .existingPlaneInfinite).contains { $0.planeId == floor.id })
+        #expect(session.raycast(far, preferring: [.existingPlaneInfinite]) == nil)
+    }
+
     @Test func hitOrientationHasZAlongTheNormal() {
         for n in [Vec3(0, 0, 1), Vec3(1, 0, 0), Vec3(0.3, -0.4, 0.5).normalized] {
             let R = Raycaster.surfaceRotation(normal: n).matrix

@@ -1,0 +1,50 @@
+import Foundation
+import Simulation
+
+/// Simulated datasets shared by the tests of one test process: each is written once (the first test
+/// that asks waits for it, others reuse it), into a temporary folder of this process.
+///
+/// Whole-sequence simulations at 752×480 cost tens of CPU seconds; sharing keeps the suite fast.
+public enum SimSequenceCache {
+    private static let lock = NSLock()
+    private static var paths: [String: String] = [:]
+    private static var keyLocks: [String: NSLock] = [:]
+    private static let root: String = {
+        let dir = NSTemporaryDirectory() + "worldtrack-tests-\(ProcessInfo.processInfo.processIdentifier)"
+        try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        return dir
+    }()
+
+    /// The path of the dataset named `key`, simulating it with `make()` the first time.
+    /// `key` must identify the configuration (same key → same dataset).
+    public static func dataset(_ key: String, _ make: () throws -> SimulationConfig) throws -> String {
+        lock.lock()
+        let keyLock = keyLocks[key] ?? NSLock()
+        keyLocks[key] = keyLock
+        lock.unlock()
+        keyLock.lock()
+        defer { keyLock.unlock() }
+        lock.lock()
+        if let p = paths[key] { lock.unlock(); return p }
+        lock.unlock()
+        let path = root + "/" + key
+        try? FileManager.default.removeItem(atPath: path)
+        try DatasetWriter.write(try make(), to: path)
+        lock.lock(); paths[key] = path; lock.unlock()
+        return path
+    }
+
+    /// The room scene, handheld walk, at full EuRoC-like resolution (752×480, 20 Hz).
+    public static func roomHandheld(seconds: Double, seed: UInt64, stereo: Bool = false, startMoving: Bool = false,
+                                    shakeAt: Double? = nil) throws -> String {
+        let key = "room-handheld-\(Int(seconds))s-seed\(seed)\(stereo ? "-stereo" : "")\(startMoving ? "-moving" : "")"
+            + (shakeAt.map { "-shake\(Int($0))" } ?? "")
+        return try dataset(key) {
+            var options = TrajectoryOptions(startMoving: startMoving)
+            if let shakeAt { options.fastShakeSegment = TimeSegment(start: shakeAt, duration: 2) }
+            return SimulationConfig(scene: try Scene.builtIn(named: "room"), trajectoryName: "handheld",
+                                    trajectoryOptions: options, seconds: seconds, seed: seed,
+                                    rig: .euroc(stereo: stereo, fisheye: false, rateHz: 20))
+        }
+    }
+}
