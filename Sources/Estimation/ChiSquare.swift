@@ -60,7 +60,11 @@ final class ChiSquareTable {
     let probability: Double
     private var values: [Double] = [0]
 
-    init(probability: Double) { self.probability = probability }
+    /// A table for `probability`, clamped to [0.5, 1 − 1e-9] (a configuration of 1 or NaN must not
+    /// make the quantile infinite or crash).
+    init(probability: Double) {
+        self.probability = probability.isNaN ? 0.95 : min(max(probability, 0.5), 1 - 1e-9)
+    }
 
     /// The quantile for `dof` degrees of freedom (dof ≥ 1).
     func threshold(dof: Int) -> Double {

@@ -74,7 +74,8 @@ public struct EstimatorOutput: Equatable, Sendable {
     /// Pose of camera 0 in the world: `T_W_B * T_B_C0`.
     public var T_W_C: SE3
     /// 1-σ position uncertainty, metres: square root of the largest eigenvalue of the 3×3 position
-    /// covariance (a conservative scalar). `.infinity` before initialisation.
+    /// covariance (a conservative scalar), relative to the initialisation: it grows with the distance
+    /// travelled, as position is unobservable. `.infinity` before initialisation.
     public var positionStd_m: Double
     /// Points triangulated in this frame's visual update, in W.
     public var landmarks: [Landmark]

@@ -42,7 +42,7 @@ struct MsckfUpdater {
     }
 
     /// Noise std of camera `c` in normalised units.
-    func sigma(_ c: Int) -> Double { configuration.pixelNoiseStd / cameras[c].model.intrinsics.fx }
+    func sigma(_ c: Int) -> Double { max(configuration.pixelNoiseStd, 1e-3) / cameras[c].model.intrinsics.fx }
 
     /// The projected, whitened residual of one feature: rows over the listed clone columns.
     struct FeatureResidual {

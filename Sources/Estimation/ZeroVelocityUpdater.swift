@@ -73,7 +73,7 @@ struct ZeroVelocityUpdater {
         var r = [Double](repeating: 0, count: 9)
         let skewG = gUp.skew
         for i in 0..<3 {
-            let wv = 1 / configuration.zeroVelocityNoise
+            let wv = 1 / max(configuration.zeroVelocityNoise, 1e-6)
             H[i, ErrorIndex.velocity + i] = wv
             r[i] = -s.v_W[i] * wv
             let wg = 1 / stats.gyroMeanVar[i].squareRoot()

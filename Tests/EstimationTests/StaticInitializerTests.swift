@@ -23,6 +23,9 @@ func rollPitch(_ R_W_B: SO3) -> (roll: Double, pitch: Double) {
         #expect(abs(ChiSquare.quantile(probability: 0.999, dof: 24) - 51.179) < 1e-3)
         let table = ChiSquareTable(probability: 0.95)
         #expect(abs(table.threshold(dof: 500) - 553.127) < 1e-2)
+        // Out-of-range probabilities from a configuration are clamped, never a crash or infinity.
+        #expect(ChiSquareTable(probability: 1).threshold(dof: 3).isFinite)
+        #expect(ChiSquareTable(probability: .nan).threshold(dof: 1) == table.threshold(dof: 1))
     }
 
     @Test func stillSyntheticImuGivesGravityAndGyroBias() throws {
