@@ -74,9 +74,10 @@ struct BenchCommand: ParsableCommand {
             print("")
         }
         if frontendFrames > 0, let first = targets.first {
+            print("frontend only, on \(first):")
             let f = runFrontendBenchmark(datasetPath: first, frames: frontendFrames)
             report.frontendOnly = FrontendFigures(dataset: first, description: f.description)
-            print("frontend only (\(first)):\n\(f)\n")
+            print("")
         }
         if longRun {
             let growth = try MemoryGrowthCheck.run(minutes: longRunMinutes, log: log)
