@@ -81,7 +81,7 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["Geometry", "Sensors", "Simulation", "Imaging"],
                 path: "Tests/TestSupport", swiftSettings: swift5),
         .testTarget(name: "GeometryTests", dependencies: ["Geometry"], swiftSettings: swift5),
-        .testTarget(name: "LinearAlgebraTests", dependencies: ["LinearAlgebra"], swiftSettings: swift5),
+        .testTarget(name: "LinearAlgebraTests", dependencies: ["LinearAlgebra", "Geometry"], swiftSettings: swift5),
         .testTarget(name: "ImagingTests", dependencies: ["Imaging"], swiftSettings: swift5),
         .testTarget(name: "SensorsTests", dependencies: ["Sensors", "Geometry", "Imaging", "TestSupport"], swiftSettings: swift5),
         .testTarget(name: "SimulationTests", dependencies: ["Simulation", "Sensors", "Geometry", "Imaging", "TestSupport"], swiftSettings: swift5),
@@ -90,7 +90,7 @@ let package = Package(
         .testTarget(name: "EvaluationTests", dependencies: ["Evaluation", "Geometry", "Sensors"], swiftSettings: swift5),
         .testTarget(name: "WorldTests", dependencies: ["World", "Consumers", "Geometry", "Sensors", "Estimation", "Imaging"], swiftSettings: swift5),
         .testTarget(name: "PipelineTests", dependencies: ["Pipeline", "Evaluation", "Simulation", "Sensors", "Estimation", "Geometry", "Consumers", "World", "TestSupport"], swiftSettings: swift5),
-        .testTarget(name: "WorldTrackCLITests", dependencies: ["WorldTrackCLI", "TestSupport"], swiftSettings: swift5),
+        .testTarget(name: "WorldTrackCLITests", dependencies: ["WorldTrackCLI", "Simulation", "TestSupport"], swiftSettings: swift5),
     ],
     cxxLanguageStandard: .cxx17
 )

@@ -7,8 +7,9 @@ import Simulation
 /// The cache lives in `Datasets/cache/` when the current directory is the repository (it has a
 /// `Datasets/` folder), else in `$XDG_CACHE_HOME/worldtrack` (default `~/.cache/worldtrack`).
 public enum DefaultDataset {
-    /// Folder name of the cached dataset; it encodes everything that defines it.
-    public static let name = "room-handheld-30s-seed1"
+    /// Folder name of the cached dataset; it encodes everything that defines it, including the simulator's
+    /// output version, so a simulator change never reuses a stale cache.
+    public static let name = "room-handheld-30s-seed1-sim\(SimulationModule.outputVersion)"
 
     /// The simulation that defines the default dataset: room scene, handheld walk starting at rest,
     /// 30 s, mono 752×480 at 20 Hz, EuRoC-like IMU noise and biases, seed 1.

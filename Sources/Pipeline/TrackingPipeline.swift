@@ -155,14 +155,12 @@ public final class TrackingPipeline {
             let images = try profiler.measure(.decode) { () throws -> (GrayImage, GrayImage?) in
                 (try loadImage(left), try right.map(loadImage))
             }
-            // Gyro samples spanning the interval since the previous frame predict the tracks' motion.
-            let gyro = recentImu
-            if let t0 = lastFrameT { recentImu.removeAll { $0.t_ns < t0 - 20_000_000 } }
+            // Gyro samples spanning the interval since the previous frame predict the tracks' motion;
+            // `recentImu` holds only those (plus 20 ms before it, for interpolation at the interval's start).
             let features = try profiler.measure(.frontend) {
-                try tracker.track(images.0, right: images.1, t_ns: left.t_ns, gyroSamples: lastFrameT == nil ? [] : gyro)
+                try tracker.track(images.0, right: images.1, t_ns: left.t_ns, gyroSamples: lastFrameT == nil ? [] : recentImu)
             }
             lastFrameT = left.t_ns
-            // Keep only samples near this frame for the next interval.
             recentImu.removeAll { $0.t_ns < left.t_ns - 20_000_000 }
 
             let featureFrame = FeatureFrame(

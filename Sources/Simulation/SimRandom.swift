@@ -1,4 +1,5 @@
 import Foundation
+import Geometry
 
 /// A small deterministic pseudo-random generator for the simulator: xoshiro256** seeded by SplitMix64.
 ///
@@ -12,15 +13,8 @@ public struct SimRandom: RandomNumberGenerator, Sendable {
 
     /// A generator for `seed`; `stream` selects an independent sub-stream (e.g. a frame index).
     public init(seed: UInt64, stream: UInt64 = 0) {
-        var sm = seed ^ (stream &* 0xD1B5_4A32_D192_ED03)
-        func splitMix(_ x: inout UInt64) -> UInt64 {
-            x &+= 0x9E37_79B9_7F4A_7C15
-            var z = x
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-        s0 = splitMix(&sm); s1 = splitMix(&sm); s2 = splitMix(&sm); s3 = splitMix(&sm)
+        var seeder = SeededRandom(seed: seed ^ (stream &* 0xD1B5_4A32_D192_ED03))
+        s0 = seeder.next(); s1 = seeder.next(); s2 = seeder.next(); s3 = seeder.next()
         if (s0 | s1 | s2 | s3) == 0 { s0 = 1 }
     }
 

@@ -6,4 +6,8 @@
 public enum SimulationModule {
     /// The module's name, for logs.
     public static let name = "Simulation"
+    /// Version of what the simulator writes for a given configuration and seed. Bump it whenever a change
+    /// alters the output (textures, renderer, trajectories, IMU synthesis), so caches of simulated datasets
+    /// keyed by it (the default dataset of `worldtrack run`) are simulated afresh instead of going stale.
+    public static let outputVersion = 2
 }

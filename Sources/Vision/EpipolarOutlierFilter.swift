@@ -44,7 +44,7 @@ public enum EpipolarOutlierFilter {
         let h2 = x2.map { Vec3($0.x, $0.y, 1) }
         // Each pair (i, j) gives t ∝ a_i × a_j with a = (R x1) × x2 (t · a = 0 for an inlier).
         let a = (0..<n).map { rx1[$0].cross(h2[$0]) }
-        var rng = SplitMix64(seed: 0x5EED_F00D)
+        var rng = SeededRandom(seed: 0x5EED_F00D)
         var bestCount = -1
         var best = [Bool](repeating: true, count: n)
         var iterations = 0, needed = 200
@@ -77,15 +77,3 @@ public enum EpipolarOutlierFilter {
     }
 }
 
-/// A small deterministic random generator (SplitMix64) so RANSAC results are repeatable.
-struct SplitMix64 {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}

@@ -317,7 +317,7 @@ public struct PlaneDetector: Sendable {
     func detectVertical(_ pts: [MapLandmark], band: Double) -> [PlaneCandidate] {
         var remaining = pts
         var out: [PlaneCandidate] = []
-        var rng = SplitMix64(seed: 0x5EED)
+        var rng = SeededRandom(seed: 0x5EED)
         for _ in 0..<6 {
             guard remaining.count >= options.minPoints else { break }
             // RANSAC on lines in x-y: a wall is a line of landmarks seen from above.
@@ -401,15 +401,3 @@ struct VerticalNeighbours {
     }
 }
 
-/// A small deterministic random generator (SplitMix64) so detection is repeatable.
-struct SplitMix64 {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}

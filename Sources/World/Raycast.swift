@@ -117,7 +117,7 @@ public enum Raycaster {
         let pts = near.map(\.p_W)
         let medStd = PlaneDetector.median(near.map(\.std_m))
         let tol = max(options.inlierDistance_m, 3 * medStd)
-        var rng = SplitMix64(seed: 0xCA57)
+        var rng = SeededRandom(seed: 0xCA57)
         var best: [Int] = []
         for _ in 0..<100 {
             let i = Int(rng.next() % UInt64(pts.count)), j = Int(rng.next() % UInt64(pts.count)),

@@ -103,7 +103,7 @@ private func rotationDistance(_ a: SO3, _ b: SO3) -> Double { (a.inverse * b).an
         let known = SimilarityTransform(rotation: SO3.exp(Vec3(0.1, 0.2, -1.0)), translation: Vec3(2, 2, 2))
         var noise: [Vec3] = []
         let est = Synthetic.transformed(truth, by: known).map { p -> StampedPose in
-            let n = random.gaussianVec3(sigma: sigma)
+            let n = random.gaussian3(sigma)
             noise.append(n)
             return StampedPose(t_ns: p.t_ns, pose: SE3(rotation: p.pose.rotation, translation: p.pose.translation + n))
         }

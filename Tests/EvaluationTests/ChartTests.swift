@@ -70,7 +70,7 @@ struct RecordingCanvas: PlotCanvas {
         let gt = Synthetic.trajectory(rateHz: 20, duration: 20)
         var random = SeededRandom(seed: 3)
         let est = gt.map { StampedPose(t_ns: $0.t_ns, pose: SE3(rotation: $0.pose.rotation,
-                                                                  translation: $0.pose.translation + random.gaussianVec3(sigma: 0.02))) }
+                                                                  translation: $0.pose.translation + random.gaussian3(0.02))) }
         let report = try Evaluator.evaluate(estimate: est, groundTruth: gt)
         let folder = try temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }

@@ -27,23 +27,6 @@ enum Synthetic {
     }
 }
 
-/// A seeded SplitMix64 generator with Gaussian samples (Box–Muller), for repeatable noise.
-struct SeededRandom {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-    /// Uniform in (0, 1).
-    mutating func uniform() -> Double { (Double(next() >> 11) + 0.5) / Double(1 << 53) }
-    /// Standard normal.
-    mutating func gaussian() -> Double { (-2 * Foundation.log(uniform())).squareRoot() * cos(2 * .pi * uniform()) }
-    mutating func gaussianVec3(sigma: Double) -> Vec3 { sigma * Vec3(gaussian(), gaussian(), gaussian()) }
-}
 
 /// A fresh temporary folder for file tests.
 func temporaryFolder() throws -> URL {

@@ -37,8 +37,8 @@ import Testing
         defer { try? FileManager.default.removeItem(at: folder) }
         var random = SeededRandom(seed: 7)
         let states = Synthetic.trajectory(rateHz: 200, duration: 0.5).map {
-            GroundTruthState(t_ns: $0.t_ns + 1_403_715_273_262_142_976, T_W_B: $0.pose, v_W: random.gaussianVec3(sigma: 1),
-                             gyroBias_B: random.gaussianVec3(sigma: 0.01), accelBias_B: random.gaussianVec3(sigma: 0.1))
+            GroundTruthState(t_ns: $0.t_ns + 1_403_715_273_262_142_976, T_W_B: $0.pose, v_W: random.gaussian3(1),
+                             gyroBias_B: random.gaussian3(0.01), accelBias_B: random.gaussian3(0.1))
         }
         let path = folder.appendingPathComponent("data.csv").path
         try TrajectoryFile.writeASLGroundTruth(states, to: path)

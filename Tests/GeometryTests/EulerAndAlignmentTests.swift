@@ -18,7 +18,7 @@ struct EulerAndAlignmentTests {
     }
 
     @Test func rollPitchYawRoundTrip() {
-        var g = SeededGenerator(seed: 51)
+        var g = SeededRandom(seed: 51)
         for _ in 0..<300 {
             let roll = Double.random(in: -3.1...3.1, using: &g)
             let pitch = Double.random(in: -1.55...1.55, using: &g)
@@ -50,7 +50,7 @@ struct EulerAndAlignmentTests {
     }
 
     @Test func fromTwoVectorsRandom() {
-        var g = SeededGenerator(seed: 52)
+        var g = SeededRandom(seed: 52)
         for _ in 0..<200 {
             let a = Double.random(in: 0.1...10, using: &g) * randomUnitVector(&g)
             let b = Double.random(in: 0.1...10, using: &g) * randomUnitVector(&g)

@@ -5,7 +5,7 @@ import Foundation
 /// Slerp for quaternions and SO3, and SE3 interpolation. Tolerance 1e-12 on O(1) quantities (see SO3Tests).
 struct InterpolationTests {
     @Test func slerpEndpointsAndMidpoint() {
-        var g = SeededGenerator(seed: 31)
+        var g = SeededRandom(seed: 31)
         for _ in 0..<50 {
             let a = SO3.exp(randomRotationVector(&g)), b = SO3.exp(randomRotationVector(&g))
             #expect(SO3.slerp(a, b, 0).angle(to: a) < 1e-12)

@@ -20,7 +20,7 @@ struct JacobianTests {
 
     @Test(arguments: angles)
     func rightJacobianMatchesFiniteDifferences(angle: Double) {
-        var g = SeededGenerator(seed: 21)
+        var g = SeededRandom(seed: 21)
         let phi = angle * randomUnitVector(&g)
         // exp(phi + δ) = exp(phi) exp(Jr δ)  ⇒  log(exp(phi)⁻¹ exp(phi + δ)) ≈ Jr δ.
         let r = SO3.exp(phi)
@@ -30,7 +30,7 @@ struct JacobianTests {
 
     @Test(arguments: angles)
     func leftJacobianMatchesFiniteDifferences(angle: Double) {
-        var g = SeededGenerator(seed: 22)
+        var g = SeededRandom(seed: 22)
         let phi = angle * randomUnitVector(&g)
         // exp(phi + δ) = exp(Jl δ) exp(phi)  ⇒  log(exp(phi + δ) exp(phi)⁻¹) ≈ Jl δ.
         let r = SO3.exp(phi)
@@ -40,7 +40,7 @@ struct JacobianTests {
 
     @Test(arguments: angles)
     func inverseJacobiansMatchFiniteDifferencesOfLog(angle: Double) {
-        var g = SeededGenerator(seed: 23)
+        var g = SeededRandom(seed: 23)
         let phi = angle * randomUnitVector(&g)
         let r = SO3.exp(phi)
         // log(exp(phi) exp(δ)) ≈ phi + Jr⁻¹ δ and log(exp(δ) exp(phi)) ≈ phi + Jl⁻¹ δ.
@@ -51,7 +51,7 @@ struct JacobianTests {
     }
 
     @Test func inversesAndIdentities() {
-        var g = SeededGenerator(seed: 24)
+        var g = SeededRandom(seed: 24)
         for _ in 0..<100 {
             let phi = randomRotationVector(&g, angles: 0...3.1)
             let jr = SO3.rightJacobian(phi), jl = SO3.leftJacobian(phi)

@@ -16,7 +16,7 @@ struct SE3Tests {
 
     @Test(arguments: [0.0, 1e-9, 1e-4, 0.7, 2.0, 3.1])
     func expLogRoundTrip(angle: Double) {
-        var g = SeededGenerator(seed: UInt64(41 + angle * 1000))
+        var g = SeededRandom(seed: UInt64(41 + angle * 1000))
         for _ in 0..<20 {
             let rho = 2 * randomUnitVector(&g), phi = angle * randomUnitVector(&g)
             let xi = SE3.exp((rho: rho, phi: phi)).log
@@ -35,7 +35,7 @@ struct SE3Tests {
     }
 
     @Test func compositionInverseAndAction() {
-        var g = SeededGenerator(seed: 42)
+        var g = SeededRandom(seed: 42)
         for _ in 0..<50 {
             let a = SE3(rotation: SO3.exp(randomRotationVector(&g)), translation: 5 * randomUnitVector(&g))
             let b = SE3(rotation: SO3.exp(randomRotationVector(&g)), translation: 5 * randomUnitVector(&g))

@@ -6,7 +6,7 @@ import Foundation
 /// leaves a wide margin while any convention error (sign, transpose, half angle) shows up at O(0.1–1).
 struct SO3Tests {
     @Test func expMatchesRodriguesAndActMatchesMatrix() {
-        var g = SeededGenerator(seed: 1)
+        var g = SeededRandom(seed: 1)
         for _ in 0..<200 {
             let phi = randomRotationVector(&g)
             let r = SO3.exp(phi)
@@ -26,7 +26,7 @@ struct SO3Tests {
 
     @Test(arguments: [0.0, 1e-14, 1e-10, 1e-8, 1e-7, 1e-4, 0.5, 2.0, 3.0])
     func logExpRoundTrip(angle: Double) {
-        var g = SeededGenerator(seed: UInt64(angle * 1e6) + 11)
+        var g = SeededRandom(seed: UInt64(angle * 1e6) + 11)
         for _ in 0..<20 {
             let phi = angle * randomUnitVector(&g)
             let back = SO3.exp(phi).log
@@ -37,7 +37,7 @@ struct SO3Tests {
 
     @Test(arguments: [1e-3, 1e-6, 1e-9])
     func logExpRoundTripNearPi(gap: Double) {
-        var g = SeededGenerator(seed: 5)
+        var g = SeededRandom(seed: 5)
         for _ in 0..<20 {
             let phi = (Double.pi - gap) * randomUnitVector(&g)
             // cos(θ/2) ≈ gap/2 is the only small quantity; atan2 keeps the angle to ~1e-15 absolute.
@@ -60,7 +60,7 @@ struct SO3Tests {
     }
 
     @Test func compositionAndInverse() {
-        var g = SeededGenerator(seed: 2)
+        var g = SeededRandom(seed: 2)
         for _ in 0..<100 {
             let a = SO3.exp(randomRotationVector(&g)), b = SO3.exp(randomRotationVector(&g))
             #expect(maxDiff((a * b).matrix, a.matrix * b.matrix) < 1e-12)
@@ -98,7 +98,7 @@ struct SO3Tests {
         }
         #expect(branches == [0, 1, 2, 3])
         // Random rotations too.
-        var g = SeededGenerator(seed: 3)
+        var g = SeededRandom(seed: 3)
         for _ in 0..<200 {
             let q = SO3.exp(randomRotationVector(&g, angles: 0...Double.pi)).quaternion
             #expect(rotationDistance(Quaternion(rotationMatrix: q.matrix), q) < 1e-12)
@@ -106,7 +106,7 @@ struct SO3Tests {
     }
 
     @Test func quaternionActMatchesSandwichProduct() {
-        var g = SeededGenerator(seed: 4)
+        var g = SeededRandom(seed: 4)
         for _ in 0..<50 {
             let q = SO3.exp(randomRotationVector(&g)).quaternion
             let v = randomUnitVector(&g)

@@ -1,21 +1,8 @@
 import Foundation
 import Geometry
 
-/// SplitMix64: a tiny seeded generator so random test cases are reproducible.
-struct SeededGenerator: RandomNumberGenerator {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 /// A uniformly random unit vector.
-func randomUnitVector(_ g: inout SeededGenerator) -> Vec3 {
+func randomUnitVector(_ g: inout SeededRandom) -> Vec3 {
     while true {
         let v = Vec3(Double.random(in: -1...1, using: &g), Double.random(in: -1...1, using: &g), Double.random(in: -1...1, using: &g))
         let n = v.norm
@@ -24,7 +11,7 @@ func randomUnitVector(_ g: inout SeededGenerator) -> Vec3 {
 }
 
 /// A random rotation vector with angle uniform in `angles`.
-func randomRotationVector(_ g: inout SeededGenerator, angles: ClosedRange<Double> = 0...3.1) -> Vec3 {
+func randomRotationVector(_ g: inout SeededRandom, angles: ClosedRange<Double> = 0...3.1) -> Vec3 {
     Double.random(in: angles, using: &g) * randomUnitVector(&g)
 }
 

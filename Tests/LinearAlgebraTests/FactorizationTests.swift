@@ -1,4 +1,5 @@
 import Testing
+import Geometry
 @testable import LinearAlgebra
 
 /// Known answers (small matrices solved by hand) and seeded random well-conditioned cases.
@@ -26,7 +27,7 @@ struct FactorizationTests {
 
     @Test(arguments: [1, 3, 9, 30])
     func choleskyRandomReconstructsAndSolves(n: Int) throws {
-        var g = SeededGenerator(seed: UInt64(100 + n))
+        var g = SeededRandom(seed: UInt64(100 + n))
         let a = randomSPD(n, &g)
         let l = try a.cholesky()
         #expect(relativeError(l.timesTransposed(l), a) < 1e-10)
@@ -89,7 +90,7 @@ struct FactorizationTests {
 
     @Test(arguments: [1, 5, 25])
     func solveRandomResidual(n: Int) throws {
-        var g = SeededGenerator(seed: UInt64(200 + n))
+        var g = SeededRandom(seed: UInt64(200 + n))
         let a = randomMatrix(n, n, &g) + Double(n) * Matrix.identity(n) // diagonally dominant: well conditioned
         let b = randomMatrix(n, 2, &g)
         let x = try a.solve(b)
@@ -112,7 +113,7 @@ struct FactorizationTests {
     @Test(arguments: sizes.map { [$0.0, $0.1] })
     func qrRandomReconstructsAndIsOrthogonal(shape: [Int]) throws {
         let (m, n) = (shape[0], shape[1]), k = min(m, n)
-        var g = SeededGenerator(seed: UInt64(300 + 7 * m + n))
+        var g = SeededRandom(seed: UInt64(300 + 7 * m + n))
         let a = randomMatrix(m, n, &g)
         let qr = try a.qr()
         #expect(qr.r.rows == k && qr.r.columns == n)
@@ -136,7 +137,7 @@ struct FactorizationTests {
 
     @Test func qrFullGivesLeftNullSpace() throws {
         // MSCKF-style use: columns n..<m of the full Q are orthogonal to the columns of A.
-        var g = SeededGenerator(seed: 42)
+        var g = SeededRandom(seed: 42)
         let a = randomMatrix(10, 3, &g)
         let q = try a.qr().formQ(thin: false)
         let nullSpace = q.block(row: 0, column: 3, rows: 10, columns: 7)
@@ -156,7 +157,7 @@ struct FactorizationTests {
     @Test(arguments: sizes.map { [$0.0, $0.1] })
     func svdRandomReconstructs(shape: [Int]) throws {
         let (m, n) = (shape[0], shape[1]), k = min(m, n)
-        var g = SeededGenerator(seed: UInt64(400 + 7 * m + n))
+        var g = SeededRandom(seed: UInt64(400 + 7 * m + n))
         let a = randomMatrix(m, n, &g)
         let thin = try a.svd()
         #expect(thin.u.rows == m && thin.u.columns == k && thin.vt.rows == k && thin.vt.columns == n)
@@ -174,7 +175,7 @@ struct FactorizationTests {
     }
 
     @Test func svdRankOfRankDeficientMatrix() throws {
-        var g = SeededGenerator(seed: 7)
+        var g = SeededRandom(seed: 7)
         let a = randomMatrix(6, 2, &g).timesTransposed(randomMatrix(5, 2, &g)) // 6×5, rank 2
         let svd = try a.svd()
         #expect(svd.rank() == 2)
@@ -194,7 +195,7 @@ struct FactorizationTests {
 
     @Test(arguments: [1, 4, 12, 40])
     func symmetricEigenRandomReconstructs(n: Int) throws {
-        var g = SeededGenerator(seed: UInt64(500 + n))
+        var g = SeededRandom(seed: UInt64(500 + n))
         let a = randomMatrix(n, n, &g).symmetrized()
         let e = try a.symmetricEigen()
         #expect(zip(e.eigenvalues, e.eigenvalues.dropFirst()).allSatisfy { $0 <= $1 })
@@ -217,7 +218,7 @@ struct FactorizationTests {
     @Test(arguments: [[8, 3], [30, 10], [5, 5]])
     func leastSquaresMatchesNormalEquations(shape: [Int]) throws {
         let (m, n) = (shape[0], shape[1])
-        var g = SeededGenerator(seed: UInt64(600 + m + n))
+        var g = SeededRandom(seed: UInt64(600 + m + n))
         let a = randomMatrix(m, n, &g), b = randomMatrix(m, 2, &g)
         let x = try a.leastSquares(b)
         let xNormal = try a.transposedTimes(a).choleskySolve(a.transposedTimes(b))

@@ -1,4 +1,5 @@
 import Testing
+import Geometry
 @testable import LinearAlgebra
 
 /// Construction, indexing, blocks and element-wise operations (exact answers: no rounding involved).
@@ -74,7 +75,7 @@ struct MatrixBasicsTests {
     }
 
     @Test func productMatchesNaiveLoopOnRandomMatrices() {
-        var g = SeededGenerator(seed: 1)
+        var g = SeededRandom(seed: 1)
         let a = randomMatrix(7, 5, &g), b = randomMatrix(5, 4, &g)
         var naive = Matrix.zeros(7, 4)
         for i in 0..<7 { for j in 0..<4 { for k in 0..<5 { naive[i, j] += a[i, k] * b[k, j] } } }

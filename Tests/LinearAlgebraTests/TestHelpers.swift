@@ -1,25 +1,13 @@
+import Geometry
 import LinearAlgebra
 
-/// SplitMix64: a tiny seeded generator so random test cases are reproducible.
-struct SeededGenerator: RandomNumberGenerator {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 /// An `r × c` matrix with entries uniform in [-1, 1].
-func randomMatrix(_ r: Int, _ c: Int, _ g: inout SeededGenerator) -> Matrix {
+func randomMatrix(_ r: Int, _ c: Int, _ g: inout SeededRandom) -> Matrix {
     Matrix(rows: r, columns: c, columnMajor: (0..<(r * c)).map { _ in Double.random(in: -1...1, using: &g) })
 }
 
 /// A symmetric positive-definite `n × n` matrix `B Bᵀ + n I` (condition number of order a few).
-func randomSPD(_ n: Int, _ g: inout SeededGenerator) -> Matrix {
+func randomSPD(_ n: Int, _ g: inout SeededRandom) -> Matrix {
     let b = randomMatrix(n, n, &g)
     return b.timesTransposed(b) + Double(n) * Matrix.identity(n)
 }

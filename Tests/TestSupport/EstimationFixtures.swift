@@ -2,31 +2,6 @@ import Foundation
 import Geometry
 import Sensors
 
-/// A seeded random generator (SplitMix64) with Gaussian samples, for reproducible estimator fixtures.
-public struct EstimationRandom: RandomNumberGenerator {
-    private var state: UInt64
-    private var spare: Double?
-    public init(seed: UInt64) { state = seed }
-    public mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-    /// A uniform number in [0, 1).
-    public mutating func uniform() -> Double { Double(next() >> 11) * (1.0 / 9_007_199_254_740_992.0) }
-    /// A standard normal sample (Box–Muller).
-    public mutating func gaussian() -> Double {
-        if let s = spare { spare = nil; return s }
-        let u1 = max(uniform(), 1e-300), u2 = uniform()
-        let r = (-2 * log(u1)).squareRoot()
-        spare = r * sin(2 * .pi * u2)
-        return r * cos(2 * .pi * u2)
-    }
-    /// A 3-vector of independent normal samples with standard deviation `std`.
-    public mutating func gaussian3(_ std: Double) -> Vec3 { Vec3(gaussian(), gaussian(), gaussian()) * std }
-}
 
 /// The exact kinematic state of an analytic trajectory at one time.
 public struct EstimationTrueState: Sendable {
@@ -115,7 +90,7 @@ public struct EstimationTrajectory: Sendable {
     /// white noise (densities, per √Hz) and bias random walks from `noise`, seeded.
     public func imuSamples(duration: Double, rateHz: Double, gyroBias: Vec3 = .zero, accelBias: Vec3 = .zero,
                            noise: ImuNoiseModel? = nil, seed: UInt64 = 1) -> [ImuSample] {
-        var rng = EstimationRandom(seed: seed)
+        var rng = SeededRandom(seed: seed)
         let n = Int((duration * rateHz).rounded())
         var bg = gyroBias, ba = accelBias
         let dt = 1 / rateHz
@@ -164,7 +139,7 @@ public struct EstimationScene: Sendable {
 
     /// Landmarks with about `density` points per m² on a box `[-half.x, half.x] × …`, seeded.
     public init(halfExtent: Vec3 = Vec3(5, 5, 2), zOffset: Double = 0.5, density: Double = 3, seed: UInt64 = 7) {
-        var rng = EstimationRandom(seed: seed)
+        var rng = SeededRandom(seed: seed)
         var pts: [Vec3] = []
         let h = halfExtent
         func face(_ n: Int, _ make: (Double, Double) -> Vec3) {
@@ -197,7 +172,7 @@ public struct EstimationScene: Sendable {
     public func frames(trajectory: EstimationTrajectory, duration: Double, rateHz: Double = 20,
                        pixelNoise: Double = 0, outlierRate: Double = 0, dropRate: Double = 0.02,
                        stereo: Bool = false, seed: UInt64 = 3) -> [EstimationSimFrame] {
-        var rng = EstimationRandom(seed: seed)
+        var rng = SeededRandom(seed: seed)
         let n = landmarks_W.count
         var generation = [Int](repeating: 0, count: n)
         var visibleBefore = [Bool](repeating: false, count: n)

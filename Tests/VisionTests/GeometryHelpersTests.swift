@@ -56,7 +56,7 @@ struct GeometryHelpersTests {
 
     /// Correspondences of points in front of two cameras with known motion, with every 10th corrupted.
     static func correspondences(R_C2_C1: SO3, t_C2_C1: Vec3, count: Int = 120) -> ([Vec2], [Vec2], [Bool]) {
-        var rng = SplitMix64(seed: 7)
+        var rng = SeededRandom(seed: 7)
         func uniform() -> Double { Double(rng.next() >> 11) / Double(1 << 53) }
         var x1: [Vec2] = [], x2: [Vec2] = [], truth: [Bool] = []
         for i in 0..<count {
@@ -98,7 +98,7 @@ struct GeometryHelpersTests {
     }
 
     @Test func minDistanceGridAgreesWithBruteForce() {
-        var rng = SplitMix64(seed: 3)
+        var rng = SeededRandom(seed: 3)
         for minDistance in [5.0, 16.0, 33.3] {
             var grid = MinDistanceGrid(width: 752, height: 480, minDistance: minDistance)
             var accepted: [SIMD2<Float>] = []

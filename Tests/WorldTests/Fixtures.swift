@@ -3,26 +3,6 @@ import Geometry
 import Sensors
 @testable import World
 
-/// Seeded random numbers for repeatable synthetic worlds.
-struct TestRNG {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-    /// Uniform in [a, b).
-    mutating func uniform(_ a: Double, _ b: Double) -> Double { a + (b - a) * Double(next() >> 11) / Double(1 << 53) }
-    /// Standard normal (Box–Muller).
-    mutating func gaussian() -> Double {
-        let u1 = max(uniform(0, 1), 1e-300), u2 = uniform(0, 1)
-        return (-2 * log(u1)).squareRoot() * cos(2 * .pi * u2)
-    }
-    mutating func noise(_ sigma: Double) -> Vec3 { Vec3(gaussian(), gaussian(), gaussian()) * sigma }
-}
 
 /// A room with a floor (z = 0), a table top (z = 0.75, 1.2 m × 0.8 m) and two walls, as ground truth.
 enum Room {
@@ -38,14 +18,14 @@ enum Room {
     static func onTable(_ x: Double, _ y: Double) -> Bool { tableX.contains(x) && tableY.contains(y) }
 
     /// Landmark ground-truth samples of each surface.
-    static func floorPoint(_ r: inout TestRNG) -> Vec3 {
+    static func floorPoint(_ r: inout SeededRandom) -> Vec3 {
         while true {
             let x = r.uniform(-3, 3), y = r.uniform(-3, 3)
             if !onTable(x, y) { return Vec3(x, y, floorZ) }
         }
     }
-    static func tablePoint(_ r: inout TestRNG) -> Vec3 { Vec3(r.uniform(0.5, 1.7), r.uniform(-0.4, 0.4), tableZ) }
-    static func wallPoint(_ r: inout TestRNG) -> Vec3 {
+    static func tablePoint(_ r: inout SeededRandom) -> Vec3 { Vec3(r.uniform(0.5, 1.7), r.uniform(-0.4, 0.4), tableZ) }
+    static func wallPoint(_ r: inout SeededRandom) -> Vec3 {
         r.uniform(0, 1) < 0.5 ? Vec3(-3, r.uniform(-3, 3), r.uniform(0, wallTop)) : Vec3(r.uniform(-3, 3), 3, r.uniform(0, wallTop))
     }
 }
@@ -86,22 +66,22 @@ func testImage(_ seed: Int) -> GrayImage {
 
 /// Generates batches of noisy room landmarks with unique ids.
 struct RoomLandmarks {
-    var rng: TestRNG
+    var rng: SeededRandom
     var nextId = 0
     let sigma: Double
-    init(seed: UInt64, sigma: Double = 0.01) { rng = TestRNG(seed: seed); self.sigma = sigma }
+    init(seed: UInt64, sigma: Double = 0.01) { rng = SeededRandom(seed: seed); self.sigma = sigma }
     mutating func batch(floor: Int, table: Int, wall: Int) -> [LandmarkInput] {
         var out: [LandmarkInput] = []
-        func add(_ p: Vec3) { out.append(LandmarkInput(id: nextId, p_W: p + rng.noise(sigma), std_m: sigma)); nextId += 1 }
+        func add(_ p: Vec3) { out.append(LandmarkInput(id: nextId, p_W: p + rng.gaussian3(sigma), std_m: sigma)); nextId += 1 }
         for _ in 0..<floor { add(Room.floorPoint(&rng)) }
         for _ in 0..<table { add(Room.tablePoint(&rng)) }
         for _ in 0..<wall { add(Room.wallPoint(&rng)) }
         return out
     }
-    mutating func points(_ gen: (inout TestRNG) -> Vec3, count: Int) -> [LandmarkInput] {
+    mutating func points(_ gen: (inout SeededRandom) -> Vec3, count: Int) -> [LandmarkInput] {
         (0..<count).map { _ in
             defer { nextId += 1 }
-            return LandmarkInput(id: nextId, p_W: gen(&rng) + rng.noise(sigma), std_m: sigma)
+            return LandmarkInput(id: nextId, p_W: gen(&rng) + rng.gaussian3(sigma), std_m: sigma)
         }
     }
 }

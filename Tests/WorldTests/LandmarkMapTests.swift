@@ -76,7 +76,7 @@ import Testing
     }
 
     @Test func planeFitFindsTiltedPlane() throws {
-        var rng = TestRNG(seed: 5)
+        var rng = SeededRandom(seed: 5)
         let n = Vec3(0.2, -0.1, 1).normalized
         let pts = (0..<200).map { _ -> Vec3 in
             var p = Vec3(rng.uniform(-1, 1), rng.uniform(-1, 1), 0)

@@ -63,12 +63,12 @@ import Testing
 
     @Test func separatedPatchesMergeWhenTheGapFills() throws {
         let session = WorldSession()
-        var rng = TestRNG(seed: 7)
+        var rng = SeededRandom(seed: 7)
         var id = 0
         func patch(_ x: ClosedRange<Double>, _ n: Int) -> [LandmarkInput] {
             (0..<n).map { _ in
                 defer { id += 1 }
-                return LandmarkInput(id: id, p_W: Vec3(rng.uniform(x.lowerBound, x.upperBound), rng.uniform(0, 1), 0) + rng.noise(0.01),
+                return LandmarkInput(id: id, p_W: Vec3(rng.uniform(x.lowerBound, x.upperBound), rng.uniform(0, 1), 0) + rng.gaussian3(0.01),
                                      std_m: 0.01)
             }
         }
@@ -106,10 +106,10 @@ import Testing
     @Test func floorIsLowestLargePlaneAndSmallLowerPatchIsNot() {
         // A large plane at z = 0.4 and a small patch at z = 0: the large plane is the floor.
         let session = WorldSession()
-        var rng = TestRNG(seed: 11)
+        var rng = SeededRandom(seed: 11)
         var lms: [LandmarkInput] = []
-        for i in 0..<200 { lms.append(LandmarkInput(id: i, p_W: Vec3(rng.uniform(-1, 1), rng.uniform(-1, 1), 0.4) + rng.noise(0.01), std_m: 0.01)) }
-        for i in 200..<240 { lms.append(LandmarkInput(id: i, p_W: Vec3(rng.uniform(3, 3.4), rng.uniform(0, 0.4), 0) + rng.noise(0.01), std_m: 0.01)) }
+        for i in 0..<200 { lms.append(LandmarkInput(id: i, p_W: Vec3(rng.uniform(-1, 1), rng.uniform(-1, 1), 0.4) + rng.gaussian3(0.01), std_m: 0.01)) }
+        for i in 200..<240 { lms.append(LandmarkInput(id: i, p_W: Vec3(rng.uniform(3, 3.4), rng.uniform(0, 0.4), 0) + rng.gaussian3(0.01), std_m: 0.01)) }
         _ = session.process(frameInput(0, landmarks: lms))
         let big = session.planes.first { abs($0.height_m - 0.4) < 0.03 }
         let small = session.planes.first { abs($0.height_m) < 0.03 }
@@ -192,11 +192,11 @@ import Testing
 
 @Suite struct PrecisionAwareDetectionTests {
     func layers(sigma: Double, seed: UInt64) -> [LandmarkInput] {
-        var rng = TestRNG(seed: seed)
+        var rng = SeededRandom(seed: seed)
         return (0..<300).map { i in
             // Two overlapping 2 × 2 m layers 8 cm apart (a floor and a mat on it).
             let z = i % 2 == 0 ? 0.0 : 0.08
-            return LandmarkInput(id: i, p_W: Vec3(rng.uniform(0, 2), rng.uniform(0, 2), z) + rng.noise(sigma), std_m: sigma)
+            return LandmarkInput(id: i, p_W: Vec3(rng.uniform(0, 2), rng.uniform(0, 2), z) + rng.gaussian3(sigma), std_m: sigma)
         }
     }
 
@@ -214,9 +214,9 @@ import Testing
     }
 
     @Test func preciseLandmarksOfANearbyLedgeDoNotStretchTheTable() throws {
-        var rng = TestRNG(seed: 17)
+        var rng = SeededRandom(seed: 17)
         var lms: [LandmarkInput] = []
-        func add(_ p: Vec3, _ s: Double) { lms.append(LandmarkInput(id: lms.count, p_W: p + rng.noise(s), std_m: s)) }
+        func add(_ p: Vec3, _ s: Double) { lms.append(LandmarkInput(id: lms.count, p_W: p + rng.gaussian3(s), std_m: s)) }
         for _ in 0..<300 { add(Room.floorPoint(&rng), 0.03) }              // noisy floor: median σ 3 cm → band 7.5 cm
         for _ in 0..<150 { add(Room.tablePoint(&rng), 0.01) }              // table top at 0.75
         for _ in 0..<30 { add(Vec3(rng.uniform(1.75, 2.1), rng.uniform(-0.4, 0.4), 0.80), 0.005) } // ledge 5 cm higher

@@ -65,10 +65,10 @@ import Testing
         let n = SO3(angle: 20 * .pi / 180, axis: Vec3(1, 0, 0)).act(Vec3(0, 0, 1))
         let c = Vec3(1, 1, 0.3)
         let u = Vec3(1, 0, 0), v = n.cross(u)
-        var rng = TestRNG(seed: 9)
+        var rng = SeededRandom(seed: 9)
         var map = LandmarkMap()
         map.integrate((0..<300).map {
-            LandmarkInput(id: $0, p_W: c + rng.uniform(-1, 1) * u + rng.uniform(-1, 1) * v + rng.noise(0.005), std_m: 0.005)
+            LandmarkInput(id: $0, p_W: c + rng.uniform(-1, 1) * u + rng.uniform(-1, 1) * v + rng.gaussian3(0.005), std_m: 0.005)
         }, at: 0)
         let eye = Vec3(0.6, -1, 1.6)
         let target = c + 0.2 * u - 0.1 * v
@@ -88,9 +88,9 @@ import Testing
     @Test func estimatedPlaneThroughTheSession() throws {
         // Only a few floor landmarks near one spot: too few for a plane anchor but enough for a local fit.
         let session = WorldSession()
-        var rng = TestRNG(seed: 4)
+        var rng = SeededRandom(seed: 4)
         let spot = Vec3(0.5, 0.5, 0)
-        let lms = (0..<12).map { LandmarkInput(id: $0, p_W: spot + Vec3(rng.uniform(-0.1, 0.1), rng.uniform(-0.1, 0.1), 0) + rng.noise(0.003), std_m: 0.003) }
+        let lms = (0..<12).map { LandmarkInput(id: $0, p_W: spot + Vec3(rng.uniform(-0.1, 0.1), rng.uniform(-0.1, 0.1), 0) + rng.gaussian3(0.003), std_m: 0.003) }
         let f = session.process(frameInput(0, landmarks: lms))
         #expect(f.planes.isEmpty)
         let px = try pixel(of: spot)
@@ -103,10 +103,10 @@ import Testing
 
     /// Landmarks of a horizontal patch (σ 1 cm).
     func patch(_ x: ClosedRange<Double>, _ y: ClosedRange<Double>, z: Double, count: Int, firstId: Int, seed: UInt64) -> [LandmarkInput] {
-        var rng = TestRNG(seed: seed)
+        var rng = SeededRandom(seed: seed)
         return (0..<count).map {
             LandmarkInput(id: firstId + $0, p_W: Vec3(rng.uniform(x.lowerBound, x.upperBound), rng.uniform(y.lowerBound, y.upperBound), z)
-                          + rng.noise(0.01), std_m: 0.01)
+                          + rng.gaussian3(0.01), std_m: 0.01)
         }
     }
 
@@ -194,12 +194,12 @@ import Testing
 
     @Test func anchorReattachesWhenItsPlaneIsMerged() throws {
         let session = WorldSession()
-        var rng = TestRNG(seed: 13)
+        var rng = SeededRandom(seed: 13)
         var id = 0
         func patch(_ x: ClosedRange<Double>, _ n: Int) -> [LandmarkInput] {
             (0..<n).map { _ in
                 defer { id += 1 }
-                return LandmarkInput(id: id, p_W: Vec3(rng.uniform(x.lowerBound, x.upperBound), rng.uniform(0, 1), 0) + rng.noise(0.01), std_m: 0.01)
+                return LandmarkInput(id: id, p_W: Vec3(rng.uniform(x.lowerBound, x.upperBound), rng.uniform(0, 1), 0) + rng.gaussian3(0.01), std_m: 0.01)
             }
         }
         _ = session.process(frameInput(0, landmarks: patch(0...1, 60) + patch(2...3, 60)))

@@ -28,7 +28,7 @@ import Testing
     }
 
     @Test func pointsSeenFromTheCameraAgreeInBothConventions() {
-        var rng = TestRNG(seed: 3)
+        var rng = SeededRandom(seed: 3)
         for _ in 0..<20 {
             let T_W_C = SE3(rotation: SO3.exp(Vec3(rng.uniform(-2, 2), rng.uniform(-2, 2), rng.uniform(-2, 2))),
                             translation: Vec3(rng.uniform(-3, 3), rng.uniform(-3, 3), rng.uniform(0, 2)))

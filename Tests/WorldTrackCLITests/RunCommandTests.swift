@@ -1,0 +1,110 @@
+import Foundation
+import Simulation
+import Testing
+import TestSupport
+
+/// `worldtrack run` and `worldtrack bench-suite` end to end, as a user runs them, on a small simulated dataset.
+@Suite("worldtrack run and bench-suite (end to end)")
+struct RunCommandTests {
+    /// A 6 s simulated room walk at 376×240 (2 s at rest, then walking), shared by the tests of this process.
+    static func dataset() throws -> String {
+        try SimSequenceCache.dataset("cli-room-6s-376x240") { SimDatasets.smallConfig(seconds: 6, seed: 5, width: 376, height: 240) }
+    }
+
+    static func jsonLines(_ text: String) -> [[String: Any]] {
+        text.split(separator: "\n").map { line in
+            (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any] ?? ["unparsable": String(line)]
+        }
+    }
+
+    @Test("the stream is one JSON record per line with type, t_ns and schema; one frame record per image, in time order")
+    func streamRecords() throws {
+        let path = try Self.dataset()
+        let run = try ProcessRunner.run(try ProcessRunner.product("worldtrack"), ["run", path, "--quiet"], timeout: 300)
+        #expect(run.status == 0, "\(run.stderr)")
+        let records = Self.jsonLines(run.stdout)
+        #expect(records.allSatisfy { $0["type"] is String && $0["t_ns"] is Int && ($0["schema"] as? String) == "worldtrack.stream/1" })
+        let frames = records.filter { ($0["type"] as? String) == "frame" }
+        #expect(frames.count == 121)   // 6 s at 20 Hz, both ends included
+        let times = frames.compactMap { $0["t_ns"] as? Int }
+        #expect(times == times.sorted() && Set(times).count == times.count)
+        // The walk starts after 2 s at rest: the tracker must be normal well before the end.
+        #expect(frames.suffix(60).allSatisfy { ($0["tracking_state"] as? String) == "normal" })
+        // Progress and the summary go to stderr, never into the stream.
+        #expect(run.stderr.contains("run: 121 frames"))
+    }
+
+    @Test("--trajectory writes TUM poses and refuses to overwrite an existing file (exit 2, file untouched)")
+    func trajectoryFile() throws {
+        let path = try Self.dataset()
+        let dir = try TemporaryDirectory()
+        let tum = dir.path + "/est.tum"
+        let first = try ProcessRunner.run(try ProcessRunner.product("worldtrack"),
+                                          ["run", path, "--no-stream", "--quiet", "--trajectory", tum], timeout: 300)
+        #expect(first.status == 0, "\(first.stderr)")
+        let written = try String(contentsOfFile: tum, encoding: .utf8)
+        let rows = written.split(separator: "\n").filter { !$0.hasPrefix("#") }
+        #expect(rows.count >= 80 && rows.allSatisfy { $0.split(separator: " ").count == 8 })
+
+        let again = try ProcessRunner.run(try ProcessRunner.product("worldtrack"),
+                                          ["run", path, "--no-stream", "--quiet", "--trajectory", tum], timeout: 300)
+        #expect(again.status == 2)
+        #expect(again.stderr.contains(tum) && again.stderr.contains("--force"))
+        #expect(try String(contentsOfFile: tum, encoding: .utf8) == written)
+    }
+
+    @Test("--pipe feeds the same stream to a program's standard input")
+    func pipe() throws {
+        let path = try Self.dataset()
+        let dir = try TemporaryDirectory()
+        let out = dir.path + "/piped.jsonl"
+        let run = try ProcessRunner.run(try ProcessRunner.product("worldtrack"),
+                                        ["run", path, "--quiet", "--seconds", "1", "--pipe", "cat > '\(out)'"], timeout: 300)
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stdout.isEmpty)
+        let records = Self.jsonLines(try String(contentsOfFile: out, encoding: .utf8))
+        #expect(records.filter { ($0["type"] as? String) == "frame" }.count == 21)
+        // A failing consumer program is reported, not ignored.
+        let failing = try ProcessRunner.run(try ProcessRunner.product("worldtrack"),
+                                            ["run", path, "--quiet", "--seconds", "1", "--pipe", "cat > /dev/null; exit 3"], timeout: 300)
+        #expect(failing.status == 1 && failing.stderr.contains("status 3"))
+    }
+
+    @Test("bad input: a missing dataset, a bad consumer spec, bad --seconds")
+    func badInput() throws {
+        let wt = try ProcessRunner.product("worldtrack")
+        let missing = try ProcessRunner.run(wt, ["run", "/nonexistent/dataset"])
+        #expect(missing.status == 2 && missing.stderr.contains("/nonexistent/dataset"))
+        let consumer = try ProcessRunner.run(wt, ["run", try Self.dataset(), "--consumer", "teleport:x=1"])
+        #expect(consumer.status == 2 && consumer.stderr.contains("teleport"))
+        let seconds = try ProcessRunner.run(wt, ["run", try Self.dataset(), "--seconds=-1"])
+        #expect(seconds.status != 0 && seconds.stderr.contains("--seconds"))
+    }
+
+    @Test("bench-suite: runs and evaluates each entry of its shard; JSON + Markdown; bad manifests exit 2")
+    func benchSuite() throws {
+        let wt = try ProcessRunner.product("worldtrack")
+        let path = try Self.dataset()
+        let dir = try TemporaryDirectory()
+        let manifest = dir.path + "/suite.json"
+        try Data("""
+        {"entries": [{"name": "a", "dataset": "\(path)"}, {"name": "b", "dataset": "\(path)", "align": "se3"},
+                     {"name": "c", "dataset": "\(path)", "seconds": 4}]}
+        """.utf8).write(to: URL(fileURLWithPath: manifest))
+        let run = try ProcessRunner.run(wt, ["bench-suite", manifest, "--shard", "1/2", "--jobs", "2", "--out", dir.path + "/out"], timeout: 300)
+        #expect(run.status == 0, "\(run.stderr)")
+        // Shard 1 of 2 takes entries 1, 3, … (0-based): only "b".
+        let results = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: dir.path + "/out/results-shard-1-of-2.json"))) as? [String: Any]
+        let entries = try #require(results?["entries"] as? [[String: Any]])
+        #expect(entries.map { $0["name"] as? String } == ["b"])
+        let ate = try #require(entries.first?["ate_rmse_m"] as? Double)
+        #expect(ate > 0 && ate < 0.1)   // a real evaluation against the simulator's ground truth
+        #expect((entries.first?["alignment"] as? String) == "se3")
+        #expect(FileManager.default.fileExists(atPath: dir.path + "/out/results-shard-1-of-2.md"))
+        #expect(run.stdout.contains("| b | mono | se3 |"))
+
+        try Data(#"{"entries": [{"name": "x"}]}"#.utf8).write(to: URL(fileURLWithPath: manifest))
+        let bad = try ProcessRunner.run(wt, ["bench-suite", manifest, "--out", dir.path + "/out2"])
+        #expect(bad.status == 2 && bad.stderr.contains("exactly one of"))
+    }
+}
