@@ -88,7 +88,7 @@ let package = Package(
         .testTarget(name: "VisionTests", dependencies: ["Vision", "Sensors", "Simulation", "TestSupport"], swiftSettings: swift5),
         .testTarget(name: "EstimationTests", dependencies: ["Estimation", "Sensors", "Geometry", "TestSupport"], swiftSettings: swift5),
         .testTarget(name: "EvaluationTests", dependencies: ["Evaluation", "Geometry", "Sensors"], swiftSettings: swift5),
-        .testTarget(name: "WorldTests", dependencies: ["World", "Consumers", "Geometry", "Sensors", "Estimation", "Imaging"], swiftSettings: swift5),
+        .testTarget(name: "WorldTests", dependencies: ["World", "Consumers", "Geometry", "Sensors", "Estimation", "Imaging", "TestSupport"], swiftSettings: swift5),
         .testTarget(name: "PipelineTests", dependencies: ["Pipeline", "Evaluation", "Simulation", "Sensors", "Estimation", "Geometry", "Consumers", "World", "TestSupport"], swiftSettings: swift5),
         .testTarget(name: "WorldTrackCLITests", dependencies: ["WorldTrackCLI", "Simulation", "TestSupport"], swiftSettings: swift5),
     ],

@@ -15,6 +15,8 @@ public struct PlaneCandidate: Equatable, Sendable {
     public var points: [Vec3]
     /// Half-width of the inlier band the candidate was selected with, metres (grows with the landmarks' σ).
     public var band_m: Double
+    /// Ids of the supporting landmarks (same order as `points`; empty when the candidate was built by hand).
+    public var landmarkIds: [Int] = []
 }
 
 /// Tuning of the plane detector; defaults suit hand-held or drone VIO indoors (landmark σ ≈ 1–3 cm).
@@ -38,9 +40,10 @@ public struct PlaneDetectorOptions: Equatable, Sendable {
     /// Largest tilt of a horizontal plane's landmarks (e.g. from a small gravity error) still followed when
     /// selecting its inliers, degrees.
     public var maxTilt_deg: Double = 3
-    /// A horizontal candidate is rejected when more than this fraction of its landmarks have other landmarks
-    /// straight above or below them (within 15 cm horizontally, 15 cm–1 m vertically): a slice through a wall.
-    public var maxStackedFraction: Double = 0.5
+    /// Horizontal levels and planes are built only from landmarks without others straight above and below them
+    /// (within 15 cm horizontally, 5–50 cm vertically): such landmarks lie inside vertical structure, and a
+    /// densely mapped wall would otherwise offer a "level" at every height.
+    public var ignoreStackedLandmarks: Bool = true
     /// Detect vertical (wall) planes as well.
     public var detectVertical: Bool = true
     /// Minimum vertical span of a wall's points, metres.
@@ -52,16 +55,20 @@ public struct PlaneDetectorOptions: Equatable, Sendable {
 
 /// Finds gravity-aligned planes in a landmark map.
 ///
-/// 1. Levels: a 1-cm histogram of landmark heights, smoothed with a Gaussian of the landmarks' median σ; each
+/// 0. Landmarks with others straight above *and* below them (within 15 cm horizontally, from their inlier gate
+///    (at least 5 cm) to 50 cm vertically) lie inside vertical structure; levels and horizontal planes use only
+///    the others ("flat" landmarks). A top surface's edge has landmarks below only, the floor at a wall's foot
+///    above only; a table top is 0.7 m or more above the floor seen beneath it.
+/// 1. Levels: a 1-cm histogram of flat landmark heights, smoothed with a Gaussian of the landmarks' median σ; each
 ///    local peak with enough support is refined robustly (median start, then band inliers averaged with weights
 ///    1/σ², three times). The band half-width is max(`minBand_m`, 2.5 × median σ).
-/// 2. Walls: RANSAC on 2-D lines in x-y over the landmarks *off* every level (so floor and table points never make
-///    a wall), refined by a principal-axis fit, split into connected components in the wall's plane, each needing
-///    `minWallHeight_m` of vertical extent.
-/// 3. Horizontal planes: per level, the landmarks not on a detected wall are gated individually
+/// 2. Walls: RANSAC on 2-D lines in x-y over the landmarks inside vertical structure or off every level (so floor
+///    and table points never make a wall), refined by a principal-axis fit, split into connected components in
+///    the wall's plane, each refitted on its own and needing `minWallHeight_m` of vertical extent.
+/// 3. Horizontal planes: per level, the flat landmarks not on a wall are gated individually
 ///    (|Δz| ≤ min(band, max(`minBand_m`, 2.5 σᵢ))) against a tilt-tolerant least-squares plane, split into x-y
 ///    connected components (grid adaptive to the landmark spacing), cleared of isolated points, and rejected when
-///    too small or when most of their landmarks have others stacked straight above/below (a slice through a wall).
+///    too small.
 ///
 /// Candidates carry the inlier band they were selected with; `PlaneTracker` turns them into tracked planes.
 public struct PlaneDetector: Sendable {
@@ -76,25 +83,36 @@ public struct PlaneDetector: Sendable {
         let pts = landmarks.filter { $0.std_m <= options.maxLandmarkStd_m }.sorted { $0.id < $1.id }
         guard pts.count >= options.minPoints else { return [] }
         let band = max(options.minBand_m, 2.5 * Self.median(pts.map(\.std_m)))
-        let levels = horizontalLevels(pts, band: band)
+        // Horizontal surfaces are where landmarks are not stacked: a landmark with others straight above or
+        // below it lies on vertical structure (a wall, a cabinet's side). Levels and horizontal candidates use
+        // the unstacked landmarks only, so a densely mapped wall cannot make a "level" at every height.
+        let flat: [MapLandmark]
+        if options.ignoreStackedLandmarks {
+            let column = VerticalNeighbours(pts, radius: 0.15, maxDz: 0.5)
+            flat = pts.filter { !column.isInsideVerticalStructure($0.p_W, minDz: max(0.05, gate($0, band))) }
+        } else {
+            flat = pts
+        }
+        let levels = flat.count >= options.minPoints ? horizontalLevels(flat, band: band) : []
+        guard options.detectVertical else { return horizontalCandidates(flat, levels: levels, band: band) }
+        // Walls are searched among the landmarks inside vertical structure and those off every level (so floor
+        // and table points never make a "wall"); then the flat landmarks on a wall are left out of the horizontal
+        // planes (so a sparsely mapped wall's slice at some height never makes a thin or L-shaped "table").
+        let flatIds = Set(flat.map(\.id))
         func inBand(_ p: MapLandmark) -> Bool { levels.contains { abs(p.p_W.z - $0) <= band } }
-        guard options.detectVertical else { return horizontalCandidates(pts, levels: levels, band: band, context: pts) }
-        // Walls are searched among the landmarks off the horizontal levels (so floor and table points never
-        // make a "wall"), then their landmarks inside the horizontal bands are removed (so a wall's slice at a
-        // table's height never makes a thin or L-shaped "table").
-        let vertical = detectVertical(pts.filter { !inBand($0) }, band: band)
+        let vertical = detectVertical(pts.filter { !flatIds.contains($0.id) || !inBand($0) }, band: band)
         let walls = vertical.map { c -> (n: Vec3, d: Double, rot: SO3, lo: Double, hi: Double) in
             let rot = PlaneAnchor.frameRotation(normal: c.normal_W)
             let xs = c.points.map { rot.inverse.act($0).x }
             return (c.normal_W, c.offset_m, rot, xs.min() ?? 0, xs.max() ?? 0)
         }
-        let horizontalPts = pts.filter { p in
-            levels.contains { abs(p.p_W.z - $0) <= 3 * band } && !walls.contains { w in
+        let horizontalPts = flat.filter { p in
+            !walls.contains { w in
                 let x = w.rot.inverse.act(p.p_W).x
                 return abs(w.n.dot(p.p_W) - w.d) <= band && x >= w.lo - band && x <= w.hi + band
             }
         }
-        return horizontalCandidates(horizontalPts, levels: levels, band: band, context: pts) + vertical
+        return horizontalCandidates(horizontalPts, levels: levels, band: band) + vertical
     }
 
     /// Median of a non-empty array.
@@ -170,10 +188,8 @@ public struct PlaneDetector: Sendable {
     /// (from a 3 × wider band), so a floor that the estimator sees slightly tilted (up to `maxTilt_deg`, e.g. a
     /// small gravity error) is not cut into rings; the reported plane stays gravity-aligned at the inliers'
     /// weighted mean height. Landmarks claimed by one level are not reused by the next.
-    func horizontalCandidates(_ pts: [MapLandmark], levels: [Double], band: Double,
-                              context: [MapLandmark]) -> [PlaneCandidate] {
+    func horizontalCandidates(_ pts: [MapLandmark], levels: [Double], band: Double) -> [PlaneCandidate] {
         var candidates: [PlaneCandidate] = []
-        let column = VerticalNeighbours(context, radius: 0.15, minDz: max(0.15, 2 * band), maxDz: 1.0)
         var claimed = [Bool](repeating: false, count: pts.count)
         // Sorted by height, so each level's wide band is a contiguous range (binary search).
         let order = pts.indices.sorted { pts[$0].p_W.z < pts[$1].p_W.z }
@@ -197,13 +213,10 @@ public struct PlaneDetector: Sendable {
                 let hull = PlaneGeometry2D.convexHull(members.map { Vec2($0.p_W.x, $0.p_W.y) })
                 let rect = PlaneGeometry2D.minimumAreaRectangle(hull)
                 guard min(rect.width, rect.length) >= options.minSide_m else { continue }
-                // A slice through vertical structure (walls not detected as planes, shelves) has landmarks directly
-                // above or below most of its points; a floor or table top does not.
-                let stacked = members.filter { column.hasNeighbour($0.p_W) }.count
-                guard Double(stacked) <= options.maxStackedFraction * Double(members.count) else { continue }
                 let (hc, sc) = offsetAndStd(members) { $0.z }
                 candidates.append(PlaneCandidate(alignment: .horizontal, normal_W: Vec3(0, 0, 1), offset_m: hc,
-                                                 offsetStd_m: sc, points: members.map(\.p_W), band_m: band))
+                                                 offsetStd_m: sc, points: members.map(\.p_W), band_m: band,
+                                                 landmarkIds: members.map(\.id)))
             }
         }
         candidates.sort { $0.points.count > $1.points.count }
@@ -340,64 +353,105 @@ public struct PlaneDetector: Sendable {
             guard best.score > 0, inliers.count >= options.minPoints else { break }
             // Least-squares refinement: the normal is the minor principal direction of the inliers in x-y.
             for _ in 0..<3 {
-                let mean = inliers.reduce(Vec2.zero) { $0 + xy[$1] } / Double(inliers.count)
-                var sxx = 0.0, sxy = 0.0, syy = 0.0
-                for i in inliers { let q = xy[i] - mean; sxx += q.x * q.x; sxy += q.x * q.y; syy += q.y * q.y }
-                let theta = 0.5 * atan2(2 * sxy, sxx - syy) // major axis angle
-                n2 = Vec2(-sin(theta), cos(theta))
-                c = n2.dot(mean)
+                guard let line = Self.principalLine(inliers.map { xy[$0] }) else { break }
+                n2 = line.normal; c = line.offset
                 let next = xy.indices.filter { abs(n2.dot(xy[$0]) - c) <= gate(remaining[$0], band) }
                 if next.count < options.minPoints { break }
                 inliers = next
             }
-            let members = inliers.map { remaining[$0] }
             let n = Vec3(n2.x, n2.y, 0)
-            let rot = PlaneAnchor.frameRotation(normal: n)
-            let inv = rot.inverse
-            let comps = components(members, indices: Array(members.indices), adaptive: true) { p in
+            let inv = PlaneAnchor.frameRotation(normal: n).inverse
+            let comps = components(inliers.map { remaining[$0] }, indices: inliers, adaptive: true) { p in
                 let q = inv.act(p); return Vec2(q.x, q.y)
             }
+            var accepted = Set<Int>()
             for comp in comps where comp.count >= options.minPoints {
-                let m = dropIsolated(comp.map { members[$0] }) { p in let q = inv.act(p); return Vec2(q.x, q.y) }
+                // Each piece is refitted on its own: a line through several objects (a box side, a cabinet's
+                // corner) is pulled onto the face the piece mostly lies on, gathering that face's landmarks
+                // within the piece's span along the wall.
+                guard let face = refitFace(comp, xy: xy, landmarks: remaining, taken: accepted, band: band) else { continue }
+                let faceInv = PlaneAnchor.frameRotation(normal: face.normal).inverse
+                func inPlane(_ p: Vec3) -> Vec2 { let q = faceInv.act(p); return Vec2(q.x, q.y) }
+                let m = dropIsolated(face.members.map { remaining[$0] }, project: inPlane)
                 guard m.count >= options.minPoints else { continue }
                 let zs = m.map(\.p_W.z)
                 guard (zs.max() ?? 0) - (zs.min() ?? 0) >= options.minWallHeight_m else { continue }
-                let local = m.map { p -> Vec2 in let q = inv.act(p.p_W); return Vec2(q.x, q.y) }
-                let rect = PlaneGeometry2D.minimumAreaRectangle(PlaneGeometry2D.convexHull(local))
+                let rect = PlaneGeometry2D.minimumAreaRectangle(PlaneGeometry2D.convexHull(m.map { inPlane($0.p_W) }))
                 guard min(rect.width, rect.length) >= options.minSide_m else { continue }
-                let (off, sd) = offsetAndStd(m) { n.dot($0) }
-                out.append(PlaneCandidate(alignment: .vertical, normal_W: n, offset_m: off, offsetStd_m: sd,
-                                          points: m.map(\.p_W), band_m: band))
+                let (off, sd) = offsetAndStd(m) { face.normal.dot($0) }
+                out.append(PlaneCandidate(alignment: .vertical, normal_W: face.normal, offset_m: off, offsetStd_m: sd,
+                                          points: m.map(\.p_W), band_m: band, landmarkIds: m.map(\.id)))
+                accepted.formUnion(face.members)
             }
-            let drop = Set(inliers)
+            let drop = Set(inliers).union(accepted)
             remaining = remaining.indices.filter { !drop.contains($0) }.map { remaining[$0] }
         }
         return out
     }
+
+    /// The vertical face a piece of a RANSAC line lies on: up to four rounds of a principal-axis fit to the
+    /// members, then re-gathering the landmarks within their gate of that line and within the members' span
+    /// along it (± 30 cm). `nil` when it keeps fewer than `minPoints`.
+    func refitFace(_ start: [Int], xy: [Vec2], landmarks: [MapLandmark], taken: Set<Int>,
+                   band: Double) -> (normal: Vec3, members: [Int])? {
+        var members = start
+        var normal = Vec2(1, 0)
+        for _ in 0..<4 {
+            guard let line = Self.principalLine(members.map { xy[$0] }) else { return nil }
+            normal = line.normal
+            let along = Vec2(-normal.y, normal.x)
+            let ts = members.map { along.dot(xy[$0]) }
+            let lo = (ts.min() ?? 0) - 0.3, hi = (ts.max() ?? 0) + 0.3
+            let next = xy.indices.filter { i in
+                !taken.contains(i) && abs(normal.dot(xy[i]) - line.offset) <= gate(landmarks[i], band)
+                    && (lo...hi).contains(along.dot(xy[i]))
+            }
+            guard next.count >= options.minPoints else { return nil }
+            if next == members { break }
+            members = next
+        }
+        return (Vec3(normal.x, normal.y, 0), members)
+    }
+
+    /// The total-least-squares line through 2-D points: unit normal and offset (`normal · p = offset`); `nil` for
+    /// fewer than two points.
+    static func principalLine(_ q: [Vec2]) -> (normal: Vec2, offset: Double)? {
+        guard q.count >= 2 else { return nil }
+        let mean = q.reduce(Vec2.zero, +) / Double(q.count)
+        var sxx = 0.0, sxy = 0.0, syy = 0.0
+        for p in q { let d = p - mean; sxx += d.x * d.x; sxy += d.x * d.y; syy += d.y * d.y }
+        let theta = 0.5 * atan2(2 * sxy, sxx - syy) // major axis angle
+        let n = Vec2(-sin(theta), cos(theta))
+        return (n, n.dot(mean))
+    }
 }
 
-/// Finds landmarks stacked vertically over others: a grid over x-y with cells of `radius`.
+/// Finds landmarks inside vertical structure: a grid over x-y with cells of `radius`.
 struct VerticalNeighbours {
-    let radius: Double, minDz: Double, maxDz: Double
+    let radius: Double, maxDz: Double
     private var grid: [SIMD2<Int>: [Vec3]] = [:]
 
-    init(_ l: [MapLandmark], radius: Double, minDz: Double, maxDz: Double) {
-        self.radius = radius; self.minDz = minDz; self.maxDz = maxDz
+    init(_ l: [MapLandmark], radius: Double, maxDz: Double) {
+        self.radius = radius; self.maxDz = maxDz
         for m in l { grid[key(m.p_W), default: []].append(m.p_W) }
     }
 
     func key(_ p: Vec3) -> SIMD2<Int> { SIMD2<Int>(Int((p.x / radius).rounded(.down)), Int((p.y / radius).rounded(.down))) }
 
-    /// True when another landmark lies within `radius` horizontally and `minDz…maxDz` vertically of `p`.
-    func hasNeighbour(_ p: Vec3) -> Bool {
+    /// True when other landmarks lie within `radius` horizontally both above and below `p`, between `minDz` and
+    /// `maxDz` away vertically: `p` is inside a wall or a box side, not on a top surface's edge (landmarks below
+    /// only) or on the floor at a wall's foot (landmarks above only).
+    func isInsideVerticalStructure(_ p: Vec3, minDz: Double) -> Bool {
         let k = key(p)
+        var above = false, below = false
         for dx in -1...1 { for dy in -1...1 {
             for q in grid[SIMD2<Int>(k.x + dx, k.y + dy)] ?? [] {
-                let dz = abs(q.z - p.z)
-                if dz >= minDz && dz <= maxDz && Vec2(q.x - p.x, q.y - p.y).norm <= radius { return true }
+                let dz = q.z - p.z
+                guard abs(dz) >= minDz && abs(dz) <= maxDz && Vec2(q.x - p.x, q.y - p.y).norm <= radius else { continue }
+                if dz > 0 { above = true } else { below = true }
+                if above && below { return true }
             }
         } }
         return false
     }
 }
-

@@ -34,6 +34,9 @@ public struct PlaneTrackerOptions: Equatable, Sendable {
     /// A refinement whose candidate holds at least this fraction of the plane's landmarks replaces the boundary
     /// (instead of growing it).
     public var boundaryRefitFraction: Double = 0.8
+    /// A plane that no candidate has matched for this many detection passes in a row is removed: its landmarks
+    /// no longer make a plane (an early detection from a sparse map, or landmarks re-estimated elsewhere).
+    public var maxMissedPasses: Int = 20
     /// Default options.
     public init() {}
 }
@@ -46,6 +49,8 @@ public struct PlaneTracker: Sendable {
     /// Planes in order of creation.
     public private(set) var planes: [PlaneAnchor] = []
     private var nextId = 1
+    /// Detection passes in a row in which no candidate matched the plane, by id.
+    private var missedPasses: [String: Int] = [:]
 
     /// An empty tracker.
     public init(options: PlaneTrackerOptions = PlaneTrackerOptions()) { self.options = options }
@@ -54,7 +59,8 @@ public struct PlaneTracker: Sendable {
     public func plane(id: String) -> PlaneAnchor? { planes.first { $0.id == id } }
 
     /// Integrates one detection pass made at `t_ns` with the camera at `cameraPosition_W` (world, metres).
-    /// Vertical planes get the normal that faces the camera when they are first seen.
+    /// Vertical planes get the normal that faces the camera when they are first seen. Planes that no candidate
+    /// matched for more than `maxMissedPasses` passes are removed.
     public mutating func update(with detected: [PlaneCandidate], at t_ns: TimestampNs,
                                 cameraPosition_W: Vec3) -> [PlaneChange] {
         let cameraHeight_m = cameraPosition_W.z
@@ -68,6 +74,7 @@ public struct PlaneTracker: Sendable {
         let before = Dictionary(uniqueKeysWithValues: planes.map { ($0.id, $0) })
         var removed: [(PlaneAnchor, String)] = []
         var added = Set<String>()
+        var matched = Set<String>()
         for c in candidates {
             let matches = planes.indices.filter { matchesCandidate(planes[$0], c) }
             if matches.isEmpty {
@@ -76,6 +83,7 @@ public struct PlaneTracker: Sendable {
                 continue
             }
             let primary = matches[0] // oldest
+            matched.insert(planes[primary].id)
             refine(&planes[primary], with: c, at: t_ns)
             for other in matches.dropFirst().reversed() {
                 let absorbed = planes[other]
@@ -84,12 +92,24 @@ public struct PlaneTracker: Sendable {
                 planes.remove(at: other)
             }
         }
+        for p in planes where !added.contains(p.id) {
+            missedPasses[p.id] = matched.contains(p.id) ? 0 : (missedPasses[p.id] ?? 0) + 1
+        }
+        var unsupported: [PlaneAnchor] = []
+        planes.removeAll { p in
+            guard (missedPasses[p.id] ?? 0) > options.maxMissedPasses else { return false }
+            unsupported.append(p); missedPasses[p.id] = nil
+            return true
+        }
         mergeTouchingPlanes(at: t_ns, removed: &removed)
+        let live = Set(planes.map(\.id))
+        missedPasses = missedPasses.filter { live.contains($0.key) }
         classify(cameraHeight_m: cameraHeight_m)
 
         var changes: [PlaneChange] = []
         let removedIds = Set(removed.map { $0.0.id })
         for (p, into) in removed where before[p.id] != nil { changes.append(.removed(p, mergedInto: into)) }
+        for p in unsupported { changes.append(.removed(p, mergedInto: nil)) }
         for p in planes {
             if let old = before[p.id] {
                 if significantlyChanged(old, p) { changes.append(.updated(p)) }
@@ -101,7 +121,7 @@ public struct PlaneTracker: Sendable {
     }
 
     /// Removes every plane (ids keep counting).
-    public mutating func removeAll() { planes.removeAll() }
+    public mutating func removeAll() { planes.removeAll(); missedPasses.removeAll() }
 
     // MARK: Matching and refinement
 
@@ -155,9 +175,15 @@ public struct PlaneTracker: Sendable {
         // The candidate sees every landmark the map holds on this plane; it replaces the estimate unless it
         // has fewer points than the plane had (landmarks culled), in which case the two are count-weighted.
         let nc = Double(c.points.count), np = Double(max(0, p.pointCount - c.points.count))
-        let offset = (nc * c.offset_m + np * p.offset_m) / (nc + np)
+        // Vertical planes also refine their normal (a wall first seen with a few landmarks can be several degrees
+        // off); horizontal planes stay gravity-aligned.
+        let normal = p.alignment == .vertical ? (nc * c.normal_W + np * p.normal_W).normalized : p.normal_W
+        let centroid = c.points.reduce(Vec3.zero, +) / nc
+        let onCandidate = centroid + (c.offset_m - c.normal_W.dot(centroid)) * c.normal_W
+        let offset = (nc * normal.dot(onCandidate) + np * normal.dot(p.T_W_P.translation)) / (nc + np)
         let std = (nc * c.offsetStd_m + np * p.offsetStd_m) / (nc + np)
-        setOffset(&p, offset)
+        let oldBoundary = p.boundary
+        reorient(&p, normal: normal, offset: offset)
         p.offsetStd_m = std
         // The boundary is the hull of the current support when the candidate holds (nearly) all the plane's
         // landmarks — so it can also shrink when stray points are rejected — and grows monotonically otherwise
@@ -166,12 +192,24 @@ public struct PlaneTracker: Sendable {
         if Double(c.points.count) >= options.boundaryRefitFraction * Double(p.pointCount) {
             p.boundaryLocal = PlaneGeometry2D.convexHull(local)
         } else {
-            p.boundaryLocal = PlaneGeometry2D.convexHull(p.boundaryLocal + local)
+            p.boundaryLocal = PlaneGeometry2D.convexHull(oldBoundary.map { p.local($0) } + local)
         }
         p.pointCount = max(p.pointCount, c.points.count)
         p.inlierBand_m = c.band_m
         p.refreshExtent()
         p.lastUpdated_ns = t_ns
+    }
+
+    /// Gives the plane a new normal and offset: its frame turns by the smallest rotation taking the old normal to
+    /// the new one and its origin moves straight onto the new plane; the boundary is left for the caller.
+    func reorient(_ p: inout PlaneAnchor, normal n: Vec3, offset: Double) {
+        let old = p.normal_W
+        if (n - old).norm > 1e-12 {
+            let axis = old.cross(n)
+            let angle = atan2(axis.norm, old.dot(n))
+            if axis.norm > 1e-12 { p.T_W_P.rotation = SO3(angle: angle, axis: axis.normalized) * p.T_W_P.rotation }
+        }
+        setOffset(&p, offset)
     }
 
     func absorb(_ q: PlaneAnchor, into p: inout PlaneAnchor, at t_ns: TimestampNs) {

@@ -114,7 +114,12 @@ public final class WorldSession {
                 rel.translation.z = 0
                 a.planeId = planeId; a.T_P_A = rel
             }
-            guard let rel = a.T_P_A else { continue }
+            guard var rel = a.T_P_A else { continue }
+            // The anchor moves straight onto the refined plane (it keeps its orientation relative to the plane):
+            // a plane whose normal turns slightly about its origin must not swing a far-away anchor along it.
+            rel.translation = plane.T_W_P.inverse.act(a.T_W_A.translation)
+            rel.translation.z = 0
+            a.T_P_A = rel
             let moved = plane.T_W_P * rel
             let changed = (moved.translation - a.T_W_A.translation).norm > options.anchorUpdateThreshold_m
             a.T_W_A = moved

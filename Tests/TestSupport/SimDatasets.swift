@@ -3,9 +3,10 @@ import Simulation
 
 /// Small simulated ASL datasets for tests of any module (fast enough for debug builds).
 public enum SimDatasets {
-    /// A fresh, empty temporary folder path (not created).
+    /// A fresh, empty temporary folder path (not created), inside the test process's scratch folder
+    /// (removed when the process exits).
     public static func temporaryPath(_ label: String = "sim") -> String {
-        NSTemporaryDirectory() + "worldtrack-\(label)-\(UUID().uuidString)"
+        SimSequenceCache.scratchRoot + "/\(label)-\(UUID().uuidString)"
     }
 
     /// A small, quick configuration: `width`×`height` EuRoC-like camera(s), coarse textures, given scene,

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 @testable import Consumers
 
 @Suite struct ConsumerSpecTests {
@@ -45,7 +46,7 @@ import Testing
     }
 
     @Test func tapsFileErrorsNameTheFileAndTap() throws {
-        let dir = try TempDir()
+        let dir = try TemporaryDirectory()
         func check(_ json: String, _ expected: String) throws {
             let p = dir.path("taps.json")
             try json.write(toFile: p, atomically: true, encoding: .utf8)
@@ -65,15 +66,4 @@ import Testing
         let taps = try MeasureTap.load(path: p)
         #expect(taps == [MeasureTap(time: .absolute(1_403_715_273_262_142_976), pixels: [.init(1, 2), .init(3, 4.5)], label: "door")])
     }
-}
-
-/// A temporary folder removed at deinit.
-final class TempDir {
-    let path: String
-    init() throws {
-        path = (NSTemporaryDirectory() as NSString).appendingPathComponent("worldtests-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-    }
-    func path(_ rel: String) -> String { (path as NSString).appendingPathComponent(rel) }
-    deinit { try? FileManager.default.removeItem(atPath: path) }
 }

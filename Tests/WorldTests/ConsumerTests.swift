@@ -3,6 +3,7 @@ import Geometry
 import Imaging
 import Sensors
 import Testing
+import TestSupport
 @testable import Consumers
 @testable import World
 
@@ -26,7 +27,7 @@ func pixel(_ p_W: Vec3, _ T_W_C: SE3 = defaultPose) throws -> [Double] {
 
 @Suite struct MeasureConsumerTests {
     @Test func knownTapsGiveLengthsWithin2Percent() throws {
-        let dir = try TempDir()
+        let dir = try TemporaryDirectory()
         // Floor: an L of 1.0 m then 0.6 m; table: a 0.8 m diagonal-free edge-parallel segment.
         let floorPts = [Vec3(0.0, -0.8, 0), Vec3(1.0, -0.8, 0), Vec3(1.0, -0.2, 0)]
         let tablePts = [Vec3(0.7, -0.3, 0.75), Vec3(1.5, -0.3, 0.75)]
@@ -130,7 +131,7 @@ func pixel(_ p_W: Vec3, _ T_W_C: SE3 = defaultPose) throws -> [Double] {
 
 @Suite struct BurstConsumerTests {
     @Test func writesExactlyCountImagesAndSidecarsMatchingTheFrames() throws {
-        let dir = try TempDir()
+        let dir = try TemporaryDirectory()
         let out = dir.path("burst")
         let consumer = try ConsumerFactory.make("burst:every=3,count=4,start=0.2,out=\(out)")
         let poses = (0..<30).map { i in lookAt(eye: Vec3(1.1 + 0.01 * Double(i), -2, 1.5), target: Vec3(1.1, 0, 0.5)) }
@@ -165,7 +166,7 @@ func pixel(_ p_W: Vec3, _ T_W_C: SE3 = defaultPose) throws -> [Double] {
     }
 
     @Test func triggerTimesStartSeparateBursts() throws {
-        let dir = try TempDir()
+        let dir = try TemporaryDirectory()
         let consumer = try ConsumerFactory.make("burst:count=2,at=0.5,1s,out=\(dir.path("b"))")
         let captured = try streamRoom(consumers: [consumer], images: true).compactMap { $0 as? BurstCapturedRecord }
         // every defaults to 1: frames 10, 11 (0.5 s) and 20, 21 (1 s).
@@ -174,7 +175,7 @@ func pixel(_ p_W: Vec3, _ T_W_C: SE3 = defaultPose) throws -> [Double] {
     }
 
     @Test func framesWithoutImagesGetSidecarsOnly() throws {
-        let dir = try TempDir()
+        let dir = try TemporaryDirectory()
         let out = dir.path("noimg")
         let captured = try streamRoom(consumers: [try ConsumerFactory.make("burst:count=2,out=\(out)")], frames: 4, images: false)
             .compactMap { $0 as? BurstCapturedRecord }
@@ -184,7 +185,7 @@ func pixel(_ p_W: Vec3, _ T_W_C: SE3 = defaultPose) throws -> [Double] {
     }
 
     @Test func outMustBeAFolder() throws {
-        let dir = try TempDir()
+        let dir = try TemporaryDirectory()
         let file = dir.path("f")
         try "x".write(toFile: file, atomically: true, encoding: .utf8)
         #expect(throws: ConsumerError.badFile(path: file, reason: "exists and is not a folder")) {
@@ -195,7 +196,7 @@ func pixel(_ p_W: Vec3, _ T_W_C: SE3 = defaultPose) throws -> [Double] {
 
 @Suite struct StreamWriterTests {
     @Test func oneSortedCompactJSONObjectPerLine() throws {
-        let dir = try TempDir()
+        let dir = try TemporaryDirectory()
         let path = dir.path("s.jsonl")
         #expect(FileManager.default.createFile(atPath: path, contents: nil))
         let h = try #require(FileHandle(forWritingAtPath: path))

@@ -231,16 +231,75 @@ import Testing
 @Suite struct StackedSliceTests {
     @Test func wallSlicesAreNotHorizontalPlanesEvenWithoutWallDetection() throws {
         // Dense walls and no wall detection: every height band holds an L-shaped slice of the two walls with
-        // enough landmarks for a plane. The stacked-landmark test rejects them; floor and table remain.
+        // enough landmarks for a plane. Stacked landmarks are left out of horizontal planes; floor and table remain.
         var options = WorldOptions()
         options.detector.detectVertical = false
         let (session, _) = runRoom(frames: 20, floor: 30, table: 8, wall: 60, session: WorldSession(options: options))
         let horizontal = session.planes.filter { $0.alignment == .horizontal }
         #expect(horizontal.count == 2, "\(horizontal.map { ($0.height_m, $0.area_m2) })")
         #expect(horizontal.contains { $0.classification == .floor } && horizontal.contains { $0.classification == .table })
-        // With the test disabled the slices do become planes (so the test above is meaningful).
-        options.detector.maxStackedFraction = 1
+        // With stacked landmarks kept, the slices do become planes (so the test above is meaningful).
+        options.detector.ignoreStackedLandmarks = false
         let (loose, _) = runRoom(frames: 20, floor: 30, table: 8, wall: 60, session: WorldSession(options: options))
         #expect(loose.planes.filter { $0.alignment == .horizontal }.count > 2)
+    }
+}
+
+@Suite struct PlaneRefinementTests {
+    /// Landmarks on the wall x = -3 (y ∈ [-3, 3], z ∈ [0, 2.5]), turned by `yawDeg` about the wall's centre.
+    static func wall(_ gen: inout RoomLandmarks, count: Int, yawDeg: Double) -> [LandmarkInput] {
+        let turn = SO3(angle: yawDeg * Double.pi / 180, axis: Vec3(0, 0, 1))
+        return gen.points({ r in
+            let p = Vec3(-3, r.uniform(-3, 3), r.uniform(0, 2.5))
+            return Vec3(-3, 0, 0) + turn.act(p - Vec3(-3, 0, 0))
+        }, count: count)
+    }
+
+    @Test func wallNormalFirstSeenFiveDegreesOffConvergesAndItsAnchorStaysPut() throws {
+        let session = WorldSession()
+        var gen = RoomLandmarks(seed: 5)
+        // First sight: 30 landmarks on a wall estimate turned by 5° (a sparse, biased start).
+        var f = session.process(frameInput(0, landmarks: Self.wall(&gen, count: 30, yawDeg: 5) + gen.batch(floor: 60, table: 0, wall: 0)))
+        let first = try #require(session.planes.first { $0.alignment == .vertical })
+        let angle0 = acos(min(1, abs(first.normal_W.dot(Vec3(1, 0, 0))))) * 180 / Double.pi
+        #expect(angle0 > 3)
+        // An anchor on that wall, 2 m from its centre along it.
+        let eye = Vec3(0, 0, 1.5)
+        let T_W_C = lookAt(eye: eye, target: Vec3(-3, 2, 1.2))
+        let px = try #require(testCamera.model.project(T_W_C.inverse.act(Vec3(-3, 2, 1.2))))
+        f = session.process(frameInput(1, landmarks: [], T_W_C: T_W_C))
+        let hit = try #require(f.raycast(pixel: px, target: .existingPlaneGeometry).first { $0.planeId == first.id })
+        let anchorId = f.addAnchor(at: hit).anchor.id
+        // Then the true wall fills in.
+        for i in 2...12 { _ = session.process(frameInput(i * 2, landmarks: Self.wall(&gen, count: 80, yawDeg: 0))) }
+        let refined = try #require(session.planeTracker.plane(id: first.id))
+        let angle = acos(min(1, abs(refined.normal_W.dot(Vec3(1, 0, 0))))) * 180 / Double.pi
+        #expect(angle < 0.5, "wall normal still \(angle)° off")
+        #expect(abs(refined.T_W_P.translation.x + 3) < 0.01)
+        // The anchor moved onto the refined wall, straight across (not swung along it with the plane's frame).
+        let a = try #require(session.userAnchor(id: anchorId))
+        #expect(abs(refined.normal_W.dot(a.T_W_A.translation) - refined.offset_m) < 1e-9)
+        let moved = a.T_W_A.translation - hit.position_W
+        #expect(abs(moved.y) < 0.01 && abs(moved.z) < 1e-9, "anchor slid \(moved)")
+    }
+
+    @Test func planeWhoseLandmarksAreGoneIsRemoved() throws {
+        var options = WorldOptions()
+        options.landmarkMaxAge_ns = 1_000_000_000
+        let session = WorldSession(options: options)
+        var gen = RoomLandmarks(seed: 9)
+        // A shelf at 0.4 m seen once; the floor seen throughout.
+        let shelf = gen.points({ r in Vec3(r.uniform(-1, 0), r.uniform(-1, 0), 0.4) }, count: 25)
+        _ = session.process(frameInput(0, landmarks: shelf + gen.batch(floor: 60, table: 0, wall: 0)))
+        let shelfPlane = try #require(session.planes.first { abs($0.height_m - 0.4) < 0.02 })
+        var removedAt: Int?
+        for i in 1...100 {
+            let f = session.process(frameInput(i, landmarks: gen.batch(floor: 20, table: 0, wall: 0)))
+            if f.events.contains(where: { $0.change == .removed && $0.anchor.id == shelfPlane.id }) { removedAt = i; break }
+        }
+        // Its landmarks age out after 1 s (20 frames); it goes after `maxMissedPasses` (20) passes at 10 Hz more.
+        let frame = try #require(removedAt)
+        #expect(frame > 20 && frame < 70)
+        #expect(session.planes.contains { $0.classification == .floor })
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import Geometry
 import Testing
+import TestSupport
 @testable import Consumers
 @testable import World
 
@@ -100,7 +101,7 @@ struct SchemaChecker {
 
 @Suite struct StreamSchemaTests {
     /// Records of every type, from real runs, with every optional field exercised somewhere.
-    func sampleRecords(dir: TempDir) throws -> (records: [any StreamRecord], sidecars: [String]) {
+    func sampleRecords(dir: TemporaryDirectory) throws -> (records: [any StreamRecord], sidecars: [String]) {
         let tapsPath = dir.path("taps.json")
         let taps: [[String: Any]] = [
             ["t_s": 1.0, "pixels": [try pixel(Vec3(0.0, -0.8, 0)), try pixel(Vec3(1.0, -0.8, 0))], "label": "ok"],
@@ -133,7 +134,7 @@ struct SchemaChecker {
         let recordTypes = ["frame", "anchor.added", "anchor.updated", "anchor.removed", "cursor", "measurement", "burst.captured"]
         for t in recordTypes + ["burst-sidecar"] { #expect(doc.sections[t]?.isEmpty == false, "docs/STREAM.md lacks a table for \(t)") }
 
-        let dir = try TempDir()
+        let dir = try TemporaryDirectory()
         let (records, sidecars) = try sampleRecords(dir: dir)
         let writer = StreamWriter()
         var checkers: [String: SchemaChecker] = [:]
