@@ -111,8 +111,14 @@ public struct MeasurementRecord: StreamRecord, Equatable {
     }
 }
 
-/// `measure:taps=FILE[,pose_std=M][,pixel_std=PX]`: at the frame nearest each tap time, raycasts each tapped pixel
-/// (plane geometry first, then estimated plane, then infinite plane) and emits a `measurement` record.
+/// `measure:taps=FILE[,pose_std=M][,pixel_std=PX][,edge=M]`: at the frame nearest each tap time, raycasts each
+/// tapped pixel (plane geometry first, then estimated plane, then infinite plane) and emits a `measurement` record.
+///
+/// People measure between corners and edges. A horizontal plane's boundary is the hull of its landmarks, which
+/// thin out towards a rim (a rim point has the side face below it and is tracked less often), so a tap on a
+/// table's corner can miss the hull by several centimetres and fall through to the floor behind, turning a 1 m
+/// length into 2 m. Taps therefore accept a horizontal plane's geometry up to `edge` metres (default 0.15)
+/// outside its boundary; the nearest such hit wins, as the nearer surface occludes the farther one.
 ///
 /// Uncertainty model (per segment a→b of length L, rays d from the camera, surface hit at distance t with
 /// incidence cosine c = |n·d|, surface σ_s from the plane or local fit, pose σ_p, pixel σ_px, focal length f):
@@ -131,6 +137,8 @@ public final class MeasureConsumer: FrameConsumer {
     public var poseStd_m: Double
     /// Tap (pixel) uncertainty, pixels.
     public var pixelStd: Double
+    /// How far outside a horizontal plane's boundary a tap still lands on it, metres.
+    public var edgeTolerance_m: Double
     /// Taps farther than this from every frame fail, ns.
     public var maxTimeGap_ns: TimestampNs = 500_000_000
     private let taps: [MeasureTap]
@@ -138,16 +146,17 @@ public final class MeasureConsumer: FrameConsumer {
     private var previous: WorldFrame?
 
     /// A consumer for the given taps.
-    public init(taps: [MeasureTap], poseStd_m: Double = 0.01, pixelStd: Double = 1.0) {
-        self.taps = taps; self.poseStd_m = poseStd_m; self.pixelStd = pixelStd
+    public init(taps: [MeasureTap], poseStd_m: Double = 0.01, pixelStd: Double = 1.0, edgeTolerance_m: Double = 0.15) {
+        self.taps = taps; self.poseStd_m = poseStd_m; self.pixelStd = pixelStd; self.edgeTolerance_m = edgeTolerance_m
     }
 
-    /// Builds from a spec (`taps` required; `pose_std`, `pixel_std` optional).
+    /// Builds from a spec (`taps` required; `pose_std`, `pixel_std`, `edge` optional).
     public convenience init(spec: ConsumerSpec) throws {
-        try spec.checkKeys(allowed: ["taps", "pose_std", "pixel_std"])
+        try spec.checkKeys(allowed: ["taps", "pose_std", "pixel_std", "edge"])
         guard let path = try spec.single("taps") else { throw ConsumerError.missingKey(consumer: spec.name, key: "taps") }
         self.init(taps: try MeasureTap.load(path: path), poseStd_m: try spec.nonNegativeDouble("pose_std") ?? 0.01,
-                  pixelStd: try spec.nonNegativeDouble("pixel_std") ?? 1.0)
+                  pixelStd: try spec.nonNegativeDouble("pixel_std") ?? 1.0,
+                  edgeTolerance_m: try spec.nonNegativeDouble("edge") ?? 0.15)
     }
 
     /// See `FrameConsumer.consume(_:)`.
@@ -187,7 +196,8 @@ public final class MeasureConsumer: FrameConsumer {
         guard frame.isTrackingNormal else { rec.reason = "tracking not normal (\(frame.trackingState))"; return rec }
         var hits: [(RaycastResult, WorldRay)] = []
         for (i, px) in tap.pixels.enumerated() {
-            guard let ray = frame.ray(pixel: px), let hit = frame.raycast(pixel: px) else {
+            guard let ray = frame.ray(pixel: px),
+                  let hit = frame.raycast(pixel: px, horizontalGeometryMargin_m: edgeTolerance_m) else {
                 rec.reason = "pixel \(i) (\(px.x), \(px.y)) hits no surface"; return rec
             }
             hits.append((hit, ray))

@@ -44,6 +44,11 @@ public struct PlaneDetectorOptions: Equatable, Sendable {
     /// (within 15 cm horizontally, 5–50 cm vertically): such landmarks lie inside vertical structure, and a
     /// densely mapped wall would otherwise offer a "level" at every height.
     public var ignoreStackedLandmarks: Bool = true
+    /// A wall candidate is rejected when the median of its landmarks' distances to it, each divided by that
+    /// landmark's inlier gate, exceeds this: landmarks spread evenly across the band (uniform: 0.5) are a line
+    /// through unrelated structure (table legs and box sides), not a face (Gaussian with honest σ: 0.27; walls in
+    /// the simulated room: 0.09–0.16).
+    public var maxMedianGateResidual: Double = 0.4
     /// Detect vertical (wall) planes as well.
     public var detectVertical: Bool = true
     /// Minimum vertical span of a wall's points, metres.
@@ -254,6 +259,13 @@ public struct PlaneDetector: Sendable {
         return { p in mean.z + abc.z + abc.x * (p.x - mean.x) + abc.y * (p.y - mean.y) }
     }
 
+    /// True when the landmarks concentrate on their plane: the median of |residual| / gate is at most
+    /// `maxMedianGateResidual`.
+    func concentrated(_ l: [MapLandmark], band: Double, residual: (Vec3) -> Double) -> Bool {
+        guard !l.isEmpty else { return false }
+        return Self.median(l.map { abs(residual($0.p_W)) / gate($0, band) }) <= options.maxMedianGateResidual
+    }
+
     /// The 1/σ²-weighted mean position.
     func weightedMean(_ l: [MapLandmark]) -> Vec3 {
         var s = Vec3.zero, w = 0.0
@@ -379,6 +391,7 @@ public struct PlaneDetector: Sendable {
                 let rect = PlaneGeometry2D.minimumAreaRectangle(PlaneGeometry2D.convexHull(m.map { inPlane($0.p_W) }))
                 guard min(rect.width, rect.length) >= options.minSide_m else { continue }
                 let (off, sd) = offsetAndStd(m) { face.normal.dot($0) }
+                guard concentrated(m, band: band, residual: { face.normal.dot($0) - off }) else { continue }
                 out.append(PlaneCandidate(alignment: .vertical, normal_W: face.normal, offset_m: off, offsetStd_m: sd,
                                           points: m.map(\.p_W), band_m: band, landmarkIds: m.map(\.id)))
                 accepted.formUnion(face.members)

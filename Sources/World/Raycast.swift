@@ -86,7 +86,8 @@ public enum Raycaster {
     /// nearest first. `geometryMargin_m` grows each boundary for `existingPlaneGeometry` (the convex hull of sparse
     /// landmarks lies a little inside the true edges).
     public static func hitPlanes(_ ray: WorldRay, planes: [PlaneAnchor], target: RaycastTarget,
-                                 alignment: RaycastAlignment, geometryMargin_m: Double = 0) -> [RaycastResult] {
+                                 alignment: RaycastAlignment, geometryMargin_m: Double = 0,
+                                 horizontalGeometryMargin_m: Double? = nil) -> [RaycastResult] {
         var out: [RaycastResult] = []
         for p in planes {
             switch (alignment, p.alignment) {
@@ -99,7 +100,8 @@ public enum Raycaster {
             let t = (n.dot(p.T_W_P.translation) - n.dot(ray.origin_W)) / denom
             guard t > 0, t.isFinite, t < 1000 else { continue }
             let hit = ray.point(at: t)
-            if target == .existingPlaneGeometry && !p.boundaryContains(hit, tolerance: max(1e-6, geometryMargin_m)) { continue }
+            let margin = p.alignment == .horizontal ? (horizontalGeometryMargin_m ?? geometryMargin_m) : geometryMargin_m
+            if target == .existingPlaneGeometry && !p.boundaryContains(hit, tolerance: max(1e-6, margin)) { continue }
             out.append(RaycastResult(T_W_Hit: SE3(rotation: p.T_W_P.rotation, translation: hit), distance_m: t,
                                      target: target, alignment: p.alignment == .horizontal ? .horizontal : .vertical,
                                      planeId: p.id, surfaceStd_m: p.offsetStd_m, incidenceCosine: abs(denom)))

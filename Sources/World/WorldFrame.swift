@@ -83,11 +83,14 @@ public struct WorldFrame {
     }
 
     /// The first hit from a pixel trying `targets` in order (default: plane geometry, estimated plane, infinite plane).
+    /// `horizontalGeometryMargin_m`, when given, is how far outside a horizontal plane's boundary a geometry hit
+    /// still counts (the session's `geometryMargin_m` otherwise).
     public func raycast(pixel: Vec2, preferring targets: [RaycastTarget] = [.existingPlaneGeometry, .estimatedPlane,
                                                                            .existingPlaneInfinite],
-                        alignment: RaycastAlignment = .any) -> RaycastResult? {
+                        alignment: RaycastAlignment = .any, horizontalGeometryMargin_m: Double? = nil) -> RaycastResult? {
         guard isTrackingNormal, let r = ray(pixel: pixel) else { return nil }
-        return session.raycast(r, preferring: targets, alignment: alignment)
+        return session.raycast(r, preferring: targets, alignment: alignment,
+                               horizontalGeometryMargin_m: horizontalGeometryMargin_m)
     }
 
     /// Places a user anchor at a hit (see `WorldSession.addAnchor(at:t_ns:name:)`); returns its `anchor.added` event.

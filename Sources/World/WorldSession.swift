@@ -145,12 +145,15 @@ public final class WorldSession {
     // MARK: Raycasts
 
     /// Raycasts `ray` against one target, nearest hits first. Empty while tracking is not normal.
-    public func raycast(_ ray: WorldRay, target: RaycastTarget, alignment: RaycastAlignment = .any) -> [RaycastResult] {
+    /// `horizontalGeometryMargin_m` overrides `geometryMargin_m` for horizontal planes (see `MeasureConsumer`).
+    public func raycast(_ ray: WorldRay, target: RaycastTarget, alignment: RaycastAlignment = .any,
+                        horizontalGeometryMargin_m: Double? = nil) -> [RaycastResult] {
         guard isTrackingNormal else { return [] }
         switch target {
         case .existingPlaneGeometry, .existingPlaneInfinite:
             return Raycaster.hitPlanes(ray, planes: planes, target: target, alignment: alignment,
-                                       geometryMargin_m: options.geometryMargin_m)
+                                       geometryMargin_m: options.geometryMargin_m,
+                                       horizontalGeometryMargin_m: horizontalGeometryMargin_m)
         case .estimatedPlane:
             return Raycaster.hitEstimatedPlane(ray, map: map, alignment: alignment, options: options.estimatedPlane)
                 .map { [$0] } ?? []
@@ -166,9 +169,9 @@ public final class WorldSession {
     ///   its plane's mapped boundary, then the largest plane, then the nearest (see `rankInfinite`) — extended planes
     ///   cross the whole room, and a ray towards the floor beyond its mapped part first meets the table's extension.
     public func raycast(_ ray: WorldRay, preferring targets: [RaycastTarget],
-                        alignment: RaycastAlignment = .any) -> RaycastResult? {
+                        alignment: RaycastAlignment = .any, horizontalGeometryMargin_m: Double? = nil) -> RaycastResult? {
         for t in targets {
-            let hits = raycast(ray, target: t, alignment: alignment)
+            let hits = raycast(ray, target: t, alignment: alignment, horizontalGeometryMargin_m: horizontalGeometryMargin_m)
             switch t {
             case .existingPlaneGeometry:
                 if let hit = hits.first { return hit }

@@ -64,6 +64,28 @@ func pixel(_ p_W: Vec3, _ T_W_C: SE3 = defaultPose) throws -> [Double] {
         print("measure: floor L \(l.segments) ± \(s), table \(t.segments) ± \(t.total_std ?? -1)")
     }
 
+    @Test func cornerTapsLandOnATableWhoseLandmarksStopShortOfItsRim() throws {
+        // The table's landmarks only cover x ∈ [0.54, 1.66], y ∈ [-0.36, 0.36]: its hull stops 4 cm inside the rim
+        // and cuts the corners: the far corner tapped below is 14 cm outside it.
+        let session = WorldSession()
+        var gen = RoomLandmarks(seed: 3)
+        var frame: WorldFrame?
+        for i in 0..<20 {
+            let top = gen.points({ r in Vec3(r.uniform(0.54, 1.66), r.uniform(-0.36, 0.36), Room.tableZ) }, count: 15)
+            frame = session.process(frameInput(i, landmarks: gen.batch(floor: 40, table: 0, wall: 0) + top))
+        }
+        let f = try #require(frame)
+        // A tap on each of the two far corners of the true table top (1.2 m apart).
+        let corners = [Vec3(0.5, 0.4, Room.tableZ), Vec3(1.7, 0.4, Room.tableZ)]
+        let tap = MeasureTap(time: .absolute(f.t_ns), pixels: try corners.map { let p = try pixel($0); return Vec2(p[0], p[1]) })
+        let onRim = MeasureConsumer(taps: [tap]).measure(tap, tapTime: f.t_ns, on: f)
+        #expect(onRim.status == "ok" && abs((onRim.total ?? 0) - 1.2) < 0.02)
+        #expect(onRim.points.allSatisfy { abs($0.position[2] - Room.tableZ) < 0.01 })
+        // Without the edge tolerance both taps fall through to the floor behind the table.
+        let strict = MeasureConsumer(taps: [tap], edgeTolerance_m: 0).measure(tap, tapTime: f.t_ns, on: f)
+        #expect(strict.points.allSatisfy { abs($0.position[2]) < 0.01 })
+    }
+
     @Test func uncertaintyFollowsTheDocumentedModel() throws {
         let (session, frames) = runRoom()
         let frame = try #require(frames.last)
