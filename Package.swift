@@ -35,7 +35,8 @@ let package = Package(
             cxxSettings: [
                 .unsafeFlags(["-I/usr/include/opencv4", "-std=c++17", "-O2"]),
             ],
-            linkerSettings: openCVLibraries + [.linkedLibrary("stdc++")]
+            // libdeflate (Debian libdeflate-dev): the fast grayscale PNG decoder's inflate.
+            linkerSettings: openCVLibraries + [.linkedLibrary("deflate"), .linkedLibrary("stdc++")]
         ),
 
         // MARK: Foundations

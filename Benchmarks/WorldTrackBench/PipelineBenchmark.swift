@@ -22,7 +22,7 @@ struct DatasetFigures: Codable {
             let pad = String(repeating: " ", count: max(0, w - s.count)); return left ? s + pad : pad + s
         }
         var lines = ["\(dataset): \(frames) frames, \(repeats) timed runs after 1 warm-up run",
-                     cell("stage", 12, left: true) + cell("median ms", 11) + cell("p90 ms", 10) + cell("max ms", 10)]
+                     cell("stage (CPU)", 12, left: true) + cell("median ms", 11) + cell("p90 ms", 10) + cell("max ms", 10)]
         for s in stages + [total] {
             lines.append(cell(s.stage, 12, left: true) + cell(String(format: "%.3f", s.median_ms), 11)
                          + cell(String(format: "%.3f", s.p90_ms), 10) + cell(String(format: "%.3f", s.max_ms), 10))

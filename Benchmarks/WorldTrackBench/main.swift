@@ -17,8 +17,9 @@ struct BenchCommand: ParsableCommand {
         discussion: """
         Runs `worldtrack run`'s pipeline (decode → frontend → propagation → update → planes → \
         consumers) on each dataset: one warm-up run that is not counted, then --repeat timed runs. \
-        OpenCV is held to one thread and the pipeline is single-threaded, so the figures are per core. \
-        Per stage it prints the median, p90 and max time per frame (the median over the repeats of \
+        OpenCV is held to one thread and the pipeline is single-threaded, so the figures are per core: \
+        stage times are CPU time of the pipeline's thread, which other processes' load does not inflate \
+        (the × real time figure is wall-clock). Per stage it prints the median, p90 and max time per frame (the median over the repeats of \
         each run's figure, max over all), the whole pipeline's frames per second, and the process's \
         peak resident memory.
 

@@ -1,10 +1,12 @@
 // Image decode/encode (PNG, JPEG, ...) through imgcodecs, with structural checks that make
 // truncated PNG/JPEG data fail instead of decoding partially.
 #include "wt_internal.hpp"
+#include "wt_png_gray.hpp"
 #include <opencv2/imgcodecs.hpp>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <sys/stat.h>
 #include <vector>
 
 namespace {
@@ -44,8 +46,9 @@ std::string jpeg_structure_problem(const uint8_t *data, size_t size) {
     return "";
 }
 
+/// Decodes through the fast grayscale PNG path when `allow_fast` and it applies, else through OpenCV.
 wt_status decode(const char *function, const uint8_t *data, size_t size, int32_t channels,
-                 uint8_t **out_pixels, int32_t *out_width, int32_t *out_height) {
+                 uint8_t **out_pixels, int32_t *out_width, int32_t *out_height, bool allow_fast = true) {
     if (out_pixels == nullptr || out_width == nullptr || out_height == nullptr)
         return wt::fail(WT_ERR_INVALID_ARGUMENT, std::string(function) + ": NULL output pointer");
     *out_pixels = nullptr;
@@ -59,6 +62,13 @@ wt_status decode(const char *function, const uint8_t *data, size_t size, int32_t
     else if (size >= 2 && data[0] == 0xFF && data[1] == 0xD8) problem = jpeg_structure_problem(data, size);
     if (!problem.empty()) return wt::fail(WT_ERR_DECODE, problem);
     if (size > size_t(INT32_MAX)) return wt::fail(WT_ERR_DECODE, "image data larger than 2 GiB");
+    if (allow_fast && channels == 1) {
+        switch (wt::decode_png_gray(data, size, out_pixels, out_width, out_height)) {
+        case wt::PngGrayResult::decoded: return WT_OK;
+        case wt::PngGrayResult::outOfMemory: throw std::bad_alloc();
+        case wt::PngGrayResult::notHandled: break; // OpenCV decodes it (or names the problem)
+        }
+    }
 
     cv::Mat encoded(1, int(size), CV_8UC1, const_cast<uint8_t *>(data));
     int flags = (channels == 1 ? cv::IMREAD_GRAYSCALE : cv::IMREAD_COLOR) | cv::IMREAD_IGNORE_ORIENTATION;
@@ -105,13 +115,29 @@ extern "C" wt_status wt_decode_memory(const uint8_t *data, size_t size, int32_t 
     });
 }
 
+extern "C" wt_status wt_decode_memory_opencv(const uint8_t *data, size_t size, int32_t channels,
+                                             uint8_t **out_pixels, int32_t *out_width, int32_t *out_height) {
+    return wt::guarded("wt_decode_memory_opencv", [&] {
+        return decode("wt_decode_memory_opencv", data, size, channels, out_pixels, out_width, out_height, false);
+    });
+}
+
 extern "C" wt_status wt_decode_file(const char *path, int32_t channels, uint8_t **out_pixels,
                                     int32_t *out_width, int32_t *out_height) {
     return wt::guarded("wt_decode_file", [&] {
         if (path == nullptr) return wt::fail(WT_ERR_INVALID_ARGUMENT, "wt_decode_file: path is NULL");
         std::FILE *file = std::fopen(path, "rb");
         if (file == nullptr) return wt::fail(WT_ERR_IO, std::string("cannot open: ") + std::strerror(errno));
-        std::vector<uint8_t> bytes;
+        // One read of the whole file into a per-thread buffer (no reallocation after the first frames).
+        thread_local std::vector<uint8_t> bytes;
+        bytes.clear();
+        struct stat info;
+        long length = -1; // only a regular file's size is trusted (a directory's is not its contents')
+        if (fstat(fileno(file), &info) == 0 && S_ISREG(info.st_mode)) length = long(info.st_size);
+        if (length > 0) {
+            bytes.resize(size_t(length));
+            bytes.resize(std::fread(bytes.data(), 1, bytes.size(), file));
+        }
         uint8_t chunk[1 << 16];
         size_t n;
         while ((n = std::fread(chunk, 1, sizeof chunk, file)) > 0) bytes.insert(bytes.end(), chunk, chunk + n);

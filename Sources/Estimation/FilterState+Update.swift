@@ -21,17 +21,104 @@ extension FilterState {
 
     /// The same update for a measurement that involves only the clones: `Hc` has one column per clone
     /// error-state entry (`dimension − 15`), the inertial columns being zero. Saves the work on them.
+    ///
+    /// Computed in the square-root form: `S = L Lᵀ`, `W = P Hᵀ L⁻ᵀ`, `δx = W L⁻¹ r`, `P ← P − W Wᵀ` (lower
+    /// triangle, mirrored), with loops over contiguous columns and the zeros of `Hc` skipped (after
+    /// measurement compression it is upper triangular).
     mutating func update(cloneColumnsH Hc: Matrix, r: [Double]) throws {
-        let n = dimension, c = n - ErrorIndex.imu
-        precondition(Hc.columns == c && Hc.rows == r.count)
-        let P = covarianceMatrix
-        let PC = P.block(row: 0, column: ErrorIndex.imu, rows: n, columns: c) // P[:, C], n × c
-        let PHt = PC.timesTransposed(Hc) // n × m
-        var S = Hc * PHt.block(row: ErrorIndex.imu, column: 0, rows: c, columns: Hc.rows)
-        for i in 0..<S.rows { S[i, i] += 1 }
-        let Kt = try S.choleskySolve(PHt.transposed) // m × n
-        let dx = Kt.transposedTimes(Matrix(columnVector: r)).elements
-        try commit(covariance: P - PHt * Kt, correction: dx)
+        let n = dimension, c = n - ErrorIndex.imu, m = Hc.rows
+        precondition(Hc.columns == c && m == r.count)
+        guard m > 0 else { return }
+        var W = [Double](repeating: 0, count: n * m)   // P Hᵀ, then P Hᵀ L⁻ᵀ; n × m column-major
+        var S = [Double](repeating: 0, count: m * m)   // lower triangle of H P Hᵀ + I, then L
+        var v = r                                      // L⁻¹ r
+        var dx = [Double](repeating: 0, count: n)
+        var newP = self.P
+        let ok: Bool = Hc.elements.withUnsafeBufferPointer { h in
+            P.withUnsafeBufferPointer { p in
+                W.withUnsafeMutableBufferPointer { w in
+                    S.withUnsafeMutableBufferPointer { s in
+                        // W[:, k] = Σ_j P[:, 15 + j] H[k, j]
+                        for k in 0..<m {
+                            let wk = w.baseAddress! + k * n
+                            for j in 0..<c {
+                                let hkj = h[k + j * m]
+                                if hkj == 0 { continue }
+                                let pj = p.baseAddress! + (ErrorIndex.imu + j) * n
+                                for i in 0..<n { wk[i] += pj[i] * hkj }
+                            }
+                        }
+                        // S[k, l] (k ≥ l) = Σ_j H[k, j] W[15 + j, l], plus the identity.
+                        for l in 0..<m {
+                            let sl = s.baseAddress! + l * m
+                            for j in 0..<c {
+                                let wjl = w[ErrorIndex.imu + j + l * n]
+                                if wjl == 0 { continue }
+                                let hj = h.baseAddress! + j * m
+                                for k in l..<m { sl[k] += hj[k] * wjl }
+                            }
+                            sl[l] += 1
+                        }
+                        // Cholesky S = L Lᵀ (lower, in place, column by column).
+                        for j in 0..<m {
+                            let sj = s.baseAddress! + j * m
+                            let d = sj[j]
+                            guard d > 0, d.isFinite else { return false }
+                            let l = d.squareRoot()
+                            for k in j..<m { sj[k] /= l }
+                            for q in (j + 1)..<max(j + 1, m) {
+                                let sq = s.baseAddress! + q * m
+                                let lqj = sj[q]
+                                for k in q..<m { sq[k] -= sj[k] * lqj }
+                            }
+                        }
+                        // W ← W L⁻ᵀ: column k = (W[:, k] − Σ_{q<k} W[:, q] L[k, q]) / L[k, k].
+                        for k in 0..<m {
+                            let wk = w.baseAddress! + k * n
+                            for q in 0..<k {
+                                let lkq = s[k + q * m]
+                                if lkq == 0 { continue }
+                                let wq = w.baseAddress! + q * n
+                                for i in 0..<n { wk[i] -= wq[i] * lkq }
+                            }
+                            let inv = 1 / s[k + k * m]
+                            for i in 0..<n { wk[i] *= inv }
+                        }
+                        return true
+                    }
+                }
+            }
+        }
+        guard ok else { throw LinearAlgebraError.notPositiveDefinite }
+        // v = L⁻¹ r, δx = W v, P ← P − W Wᵀ (lower triangle, then mirrored).
+        S.withUnsafeBufferPointer { s in
+            for k in 0..<m {
+                var t = v[k]
+                for q in 0..<k { t -= s[k + q * m] * v[q] }
+                v[k] = t / s[k + k * m]
+            }
+        }
+        W.withUnsafeBufferPointer { w in
+            dx.withUnsafeMutableBufferPointer { d in
+                for k in 0..<m {
+                    let vk = v[k], wk = w.baseAddress! + k * n
+                    for i in 0..<n { d[i] += wk[i] * vk }
+                }
+            }
+            newP.withUnsafeMutableBufferPointer { q in
+                for k in 0..<m {
+                    let wk = w.baseAddress! + k * n
+                    for b in 0..<n {
+                        let wb = wk[b]
+                        if wb == 0 { continue }
+                        let qb = q.baseAddress! + b * n
+                        for a in b..<n { qb[a] -= wk[a] * wb }
+                    }
+                }
+                for b in 0..<n { for a in (b + 1)..<max(b + 1, n) { q[b + a * n] = q[a + b * n] } }
+            }
+        }
+        try commit(covariance: Matrix(rows: n, columns: n, columnMajor: newP), correction: dx)
     }
 
     /// Stores the updated covariance (symmetrised, variances clamped against round-off) and injects the

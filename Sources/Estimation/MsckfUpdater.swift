@@ -69,19 +69,22 @@ struct MsckfUpdater {
         // Observations that do not fit the others (mistracks) are dropped here, before the gate.
         guard let (point, inliers) = triangulator.triangulateRobust(bearings) else { return nil }
         let obs = inliers.map { all[$0] }
-        // Involved clones in order.
+        // Involved clones in order; per observation its clone and that clone's place among the involved.
         var involved: [Int] = []
-        var local: [Int: Int] = [:]
+        var obsClone: [Int] = [], obsLocal: [Int] = []
+        obsClone.reserveCapacity(obs.count); obsLocal.reserveCapacity(obs.count)
         for o in obs {
             let ci = cloneIndex[o.t_ns]!
-            if local[ci] == nil { local[ci] = involved.count; involved.append(ci) }
+            var l = involved.firstIndex(of: ci) ?? -1
+            if l < 0 { l = involved.count; involved.append(ci) }
+            obsClone.append(ci); obsLocal.append(l)
         }
         let m = 2 * obs.count, cols = 6 * involved.count
         var Hx = [Double](repeating: 0, count: m * cols)
         var Hf = [Double](repeating: 0, count: m * 3)
         var r = [Double](repeating: 0, count: m)
         for (k, o) in obs.enumerated() {
-            let clone = state.clones[cloneIndex[o.t_ns]!]
+            let clone = state.clones[obsClone[k]]
             let ext = cameras[o.camera].T_B_C
             let RbcT = ext.rotation.inverse.matrix
             // The residual uses the current estimate …
@@ -101,8 +104,9 @@ struct MsckfUpdater {
             let dTheta = RbcT * p_B.skew          // ∂p_C/∂δθ_i
             let dPos = -(RbcT * RiT)              // ∂p_C/∂δp_i
             let dFeat = RbcT * RiT                // ∂p_C/∂p_W
-            let c0 = 6 * local[cloneIndex[o.t_ns]!]!
-            for (row, d) in [(2 * k, d0), (2 * k + 1, d1)] {
+            let c0 = 6 * obsLocal[k]
+            for half in 0..<2 {
+                let row = 2 * k + half, d = half == 0 ? d0 : d1
                 let a = dTheta.transposed * d, b = dPos.transposed * d, f = dFeat.transposed * d
                 for j in 0..<3 {
                     Hx[row * cols + c0 + j] = a[j]
@@ -117,13 +121,14 @@ struct MsckfUpdater {
         // observation touches one clone): O(k²) instead of O(rows · cols²) for the projected dense H.
         var S = [Double](repeating: 0, count: m * m) // row-major m × m
         let n = state.dimension
+        var t = [Double](repeating: 0, count: 12)
         state.withCovariance { P in
             for a in 0..<obs.count {
-                let la = local[cloneIndex[obs[a].t_ns]!]!, ia = FilterState.cloneIndex(involved[la])
+                let la = obsLocal[a], ia = FilterState.cloneIndex(obsClone[a])
                 for b in a..<obs.count {
-                    let lb = local[cloneIndex[obs[b].t_ns]!]!, ib = FilterState.cloneIndex(involved[lb])
+                    let lb = obsLocal[b], ib = FilterState.cloneIndex(obsClone[b])
                     // T = P_ab · B_bᵀ (6 × 2), then S_ab = B_a · T.
-                    var t = [Double](repeating: 0, count: 12)
+                    for z in 0..<12 { t[z] = 0 }
                     for p in 0..<6 {
                         for q in 0..<6 {
                             let pv = P[(ia + p) + (ib + q) * n]
@@ -213,28 +218,40 @@ struct MsckfUpdater {
         }
         result.accepted = accepted.count
         guard !accepted.isEmpty else { return result }
-        // Stack into H over the clone columns only (the inertial columns of a visual residual are zero).
+        // Stack into H over the clone columns only (the inertial columns of a visual residual are zero),
+        // features ordered by their first clone column so the compression can skip the zero blocks.
         let n = state.dimension
         let c = n - ErrorIndex.imu
         let m = accepted.reduce(0) { $0 + $1.rows }
-        var H = Matrix(rows: m, columns: c)
-        var r = [Double](repeating: 0, count: m)
+        let stacked = accepted.sorted { ($0.cloneIndices.min() ?? 0) < ($1.cloneIndices.min() ?? 0) }
+        let w = c + 1
+        var A = [Double](repeating: 0, count: m * w)         // [H | r], row-major m × (c + 1)
+        var firstColumn = [Int](repeating: 0, count: m)      // per row: its first non-zero column
         var row = 0
-        for f in accepted {
+        for f in stacked {
             let cols = 6 * f.cloneIndices.count
+            let first = FilterState.cloneIndex(f.cloneIndices.min() ?? 0) - ErrorIndex.imu
             for i in 0..<f.rows {
                 for (a, ci) in f.cloneIndices.enumerated() {
                     let base = FilterState.cloneIndex(ci) - ErrorIndex.imu
-                    for j in 0..<6 { H[row + i, base + j] = f.Hx[i * cols + 6 * a + j] }
+                    for j in 0..<6 { A[(row + i) * w + base + j] = f.Hx[i * cols + 6 * a + j] }
                 }
-                r[row + i] = f.r[i]
+                A[(row + i) * w + c] = f.r[i]
+                firstColumn[row + i] = first
             }
             row += f.rows
         }
         // Measurement compression: H = Q [R; 0] → use R and the first c entries of Qᵀ r.
-        if m > c, let qr = try? H.qr(), let qtr = try? qr.applyQTransposed(to: Matrix(columnVector: r)) {
-            H = qr.r
-            r = Array(qtr.elements[0..<c])
+        var H: Matrix, r: [Double]
+        if m > c {
+            householderTriangularize(&A, rows: m, columns: w, firstColumn: firstColumn)
+            H = Matrix(rows: c, columns: c)
+            for j in 0..<c { for i in 0...j { H.elements[i + j * c] = A[i * w + j] } }
+            r = (0..<c).map { A[$0 * w + c] }
+        } else {
+            H = Matrix(rows: m, columns: c)
+            for j in 0..<c { for i in 0..<m { H.elements[i + j * m] = A[i * w + j] } }
+            r = (0..<m).map { A[$0 * w + c] }
         }
         result.rows = H.rows
         do { try state.update(cloneColumnsH: H, r: r) } catch { result.accepted = 0; result.landmarks = [] }
@@ -266,4 +283,56 @@ func choleskyQuadraticForm(_ a: inout [Double], _ r: [Double], n: Int) -> Double
         q += y[i] * y[i]
     }
     return q
+}
+
+/// Householder QR of the row-major `rows × columns` matrix `a` in place: on return its upper
+/// triangle (first `min(rows, columns)` rows) is `R` of `a = Q R`, and each column holds `Qᵀ` times the
+/// original column (so a right-hand side appended as the last column becomes `Qᵀ r`). Below-diagonal
+/// entries are zeroed. Row-major so that applying a reflector runs along contiguous rows.
+///
+/// `firstColumn[i]` is the first column where row `i` may be non-zero, non-decreasing in `i`: the
+/// reflector of column `j` then only spans the rows whose first column is at most `j`, which skips the
+/// zero blocks of a stacked, block-sparse measurement Jacobian (same `R` as a dense factorisation, up to
+/// row signs).
+func householderTriangularize(_ a: inout [Double], rows m: Int, columns w: Int, firstColumn: [Int]) {
+    precondition(a.count == m * w && firstColumn.count == m)
+    var f = [Double](repeating: 0, count: w)
+    a.withUnsafeMutableBufferPointer { buffer in
+        f.withUnsafeMutableBufferPointer { fb in
+            let base = buffer.baseAddress!, fp = fb.baseAddress!
+            var end = 0 // rows [0, end) have firstColumn ≤ j
+            for j in 0..<min(m, w) {
+                while end < m && firstColumn[end] <= j { end += 1 }
+                let start = j
+                guard end > start + 1 else { continue } // nothing below the diagonal
+                var norm2 = 0.0
+                for i in start..<end { let x = base[i * w + j]; norm2 += x * x }
+                guard norm2 > 0 else { continue }
+                let x0 = base[start * w + j]
+                let alpha = x0 > 0 ? -norm2.squareRoot() : norm2.squareRoot()
+                // v = x − α e₀ (held in column j), vᵀv = 2(‖x‖² − α x₀).
+                base[start * w + j] = x0 - alpha
+                let scale = 1 / (norm2 - alpha * x0)
+                let q0 = j + 1, count = w - q0
+                guard count > 0 else { base[start * w + j] = alpha; continue }
+                // f = vᵀ A[rows, q0...] · 2/(vᵀv), then A[rows, q0...] −= v fᵀ.
+                for q in 0..<count { fp[q] = 0 }
+                for i in start..<end {
+                    let vi = base[i * w + j]
+                    if vi == 0 { continue }
+                    let row = base + i * w + q0
+                    for q in 0..<count { fp[q] += vi * row[q] }
+                }
+                for q in 0..<count { fp[q] *= scale }
+                for i in start..<end {
+                    let vi = base[i * w + j]
+                    if vi == 0 { continue }
+                    let row = base + i * w + q0
+                    for q in 0..<count { row[q] -= vi * fp[q] }
+                }
+                base[start * w + j] = alpha
+                for i in (start + 1)..<end { base[i * w + j] = 0 }
+            }
+        }
+    }
 }

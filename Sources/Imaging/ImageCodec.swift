@@ -3,7 +3,9 @@ import COpenCV
 /// Image file decoding and encoding (decodes PNG, JPEG and the other formats OpenCV's imgcodecs
 /// reads; encodes PNG and JPEG).
 ///
-/// Decoding yields the stored pixels (EXIF orientation is ignored). Truncated or corrupt PNG and
+/// Decoding yields the stored pixels (EXIF orientation is ignored). Grayscale 8- and 16-bit PNGs (the
+/// camera datasets' format) decode to gray through a faster decoder (libdeflate) to the same pixels as
+/// OpenCV's (16-bit samples keep their high byte); every other file goes through OpenCV. Truncated or corrupt PNG and
 /// JPEG data throws `ImagingError.decode` rather than yielding a partial image. PNG output is
 /// lossless, so `decodeGray(data: encodePNG(image)) == image`.
 public enum ImageCodec {
@@ -88,6 +90,20 @@ public enum ImageCodec {
         }
         try checkStatus(status)
         return takePixels(buffer, width, height, channels: Int(channels))
+    }
+
+    /// Decodes encoded image bytes to 8-bit gray always through OpenCV's imgcodecs, bypassing the fast
+    /// grayscale PNG decoder `decodeGray` uses: the reference that decoder is tested against.
+    static func decodeGrayWithOpenCV(data: [UInt8]) throws -> GrayImage {
+        var buffer: UnsafeMutablePointer<UInt8>?
+        var width: Int32 = 0, height: Int32 = 0
+        defer { wt_free(buffer) }
+        let status = data.withUnsafeBufferPointer {
+            wt_decode_memory_opencv($0.baseAddress, $0.count, 1, &buffer, &width, &height)
+        }
+        try checkStatus(status)
+        let (pixels, w, h) = takePixels(buffer, width, height, channels: 1)
+        return GrayImage(width: w, height: h, pixels: pixels)
     }
 
     private static func encode(_ pixels: [UInt8], _ width: Int, _ height: Int, channels: Int32,

@@ -29,11 +29,25 @@ public struct StageStatistics: Equatable, Sendable, Codable {
     public var total_ms: Double
 }
 
-/// Collects per-frame wall time of each pipeline stage (monotonic clock) and summarises it.
+/// Collects per-frame time of each pipeline stage and summarises it.
+///
+/// Times are CPU time of the calling thread by default (`.threadCPU`): the pipeline is single-threaded
+/// with OpenCV held to one thread, so that is the stage's work on one core, and it stays meaningful when
+/// other processes compete for the cores (wall time then includes the time the thread waited for a core).
+/// `.wall` measures the monotonic clock instead (it also counts waits for the disk).
 ///
 /// Each frame's time of a stage is the sum of all `measure` calls for that stage since the
 /// previous `endFrame()`, so a stage that runs several times per frame (IMU propagation) counts once.
 public final class StageProfiler {
+    /// The clock stage times are read from.
+    public enum Clock: String, Sendable, Codable {
+        /// CPU time of the calling thread (`CLOCK_THREAD_CPUTIME_ID`).
+        case threadCPU
+        /// Monotonic wall-clock time.
+        case wall
+    }
+    /// The clock in use.
+    public let clock: Clock
     private var current: [PipelineStage: UInt64] = [:]
     private var samples: [PipelineStage: [Double]] = [:]
     /// Frames recorded so far.
@@ -41,13 +55,24 @@ public final class StageProfiler {
     /// Frames to skip at the start (warm-up) before recording.
     public let warmupFrames: Int
 
-    public init(warmupFrames: Int = 0) { self.warmupFrames = warmupFrames }
+    public init(warmupFrames: Int = 0, clock: Clock = .threadCPU) { self.warmupFrames = warmupFrames; self.clock = clock }
 
-    /// Runs `body` and adds its wall time to `stage` for the current frame.
+    /// The current reading of `clock`, nanoseconds.
+    public func now() -> UInt64 {
+        switch clock {
+        case .wall: return DispatchTime.now().uptimeNanoseconds
+        case .threadCPU:
+            var ts = timespec()
+            clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts)
+            return UInt64(ts.tv_sec) &* 1_000_000_000 &+ UInt64(ts.tv_nsec)
+        }
+    }
+
+    /// Runs `body` and adds its time to `stage` for the current frame.
     @inlinable @discardableResult
     public func measure<T>(_ stage: PipelineStage, _ body: () throws -> T) rethrows -> T {
-        let start = DispatchTime.now().uptimeNanoseconds
-        defer { add(stage, nanoseconds: DispatchTime.now().uptimeNanoseconds &- start) }
+        let start = now()
+        defer { add(stage, nanoseconds: now() &- start) }
         return try body()
     }
 

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import Pipeline
 
@@ -25,6 +26,17 @@ struct StageProfilerTests {
         #expect(abs(total.median_ms - 7.5) < 1e-9)       // frontend + 2 ms of update
         #expect(profiler.frameCount == 12)
         #expect(profiler.table().contains("frontend"))
+    }
+
+    @Test("the thread-CPU clock does not count a sleep; the wall clock does")
+    func clocks() {
+        let cpu = StageProfiler(), wall = StageProfiler(clock: .wall)
+        #expect(cpu.clock == .threadCPU)
+        for p in [cpu, wall] { p.measure(.decode) { usleep(30_000) }; p.endFrame() }
+        // A 30 ms sleep: the wall clock sees at least 30 ms; the thread's CPU time is the few
+        // microseconds of the call (1 ms leaves room for a slow, loaded machine).
+        #expect(wall.statistics[0].median_ms >= 30)
+        #expect(cpu.statistics[0].median_ms < 1)
     }
 
     @Test("measure returns the body's value and times it")

@@ -57,6 +57,11 @@ void wt_free(void *buffer);
 wt_status wt_decode_memory(const uint8_t *data, size_t size, int32_t channels,
                            uint8_t **out_pixels, int32_t *out_width, int32_t *out_height);
 
+/** wt_decode_memory always through OpenCV's imgcodecs (wt_decode_memory decodes 8- and 16-bit
+ *  grayscale PNGs to gray with its own faster decoder, to the same pixels): the reference for tests. */
+wt_status wt_decode_memory_opencv(const uint8_t *data, size_t size, int32_t channels,
+                                  uint8_t **out_pixels, int32_t *out_width, int32_t *out_height);
+
 /** wt_decode_memory on a file's bytes; WT_ERR_IO when the file cannot be read. */
 wt_status wt_decode_file(const char *path, int32_t channels,
                          uint8_t **out_pixels, int32_t *out_width, int32_t *out_height);

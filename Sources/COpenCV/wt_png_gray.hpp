@@ -1,0 +1,27 @@
+// The fast grayscale PNG decoder (internal; see wt_png_gray.cpp).
+#ifndef WORLDTRACK_WT_PNG_GRAY_HPP
+#define WORLDTRACK_WT_PNG_GRAY_HPP
+
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+
+namespace wt {
+
+enum class PngGrayResult {
+    /// *out_pixels holds width*height 8-bit pixels (malloc'd, released with wt_free).
+    decoded,
+    /// Not a grayscale 8/16-bit non-interlaced PNG, or not consistent: decode it another way.
+    notHandled,
+    /// The pixel buffer could not be allocated.
+    outOfMemory,
+};
+
+/// Decodes `data` when it is a grayscale, 8- or 16-bit, non-interlaced PNG, to 8-bit gray exactly as
+/// OpenCV's imdecode(IMREAD_GRAYSCALE) does (16-bit samples keep their high byte).
+PngGrayResult decode_png_gray(const uint8_t *data, size_t size, uint8_t **out_pixels, int32_t *out_width,
+                              int32_t *out_height);
+
+} // namespace wt
+
+#endif
