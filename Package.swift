@@ -35,8 +35,8 @@ let package = Package(
             cxxSettings: [
                 .unsafeFlags(["-I/usr/include/opencv4", "-std=c++17", "-O2"]),
             ],
-            // libdeflate (Debian libdeflate-dev): the fast grayscale PNG decoder's inflate.
-            linkerSettings: openCVLibraries + [.linkedLibrary("deflate"), .linkedLibrary("stdc++")]
+            // ISA-L (Debian libisal-dev): the fast grayscale PNG decoder's inflate and CRC.
+            linkerSettings: openCVLibraries + [.linkedLibrary("isal"), .linkedLibrary("stdc++")]
         ),
 
         // MARK: Foundations

@@ -49,20 +49,38 @@ wt_status check_ransac(const char *function, double threshold, double confidence
 
 } // namespace
 
-extern "C" wt_status wt_find_essential(const double *points1, const double *points2, int32_t count, double threshold,
-                                       double confidence, int32_t max_iterations, double out_E[9],
-                                       uint8_t *out_inliers, int32_t *out_inlier_count) {
-    return wt::guarded("wt_find_essential", [&] {
-        wt_status s = check_points("wt_find_essential", points1, points2, count, 5);
-        if (s == WT_OK) s = check_ransac("wt_find_essential", threshold, confidence, max_iterations, out_E);
+namespace {
+
+wt_status find_essential(const char *function, int method, const double *points1, const double *points2,
+                         int32_t count, double threshold, double confidence, int32_t max_iterations, double out_E[9],
+                         uint8_t *out_inliers, int32_t *out_inlier_count) {
+    return wt::guarded(function, [&] {
+        wt_status s = check_points(function, points1, points2, count, 5);
+        if (s == WT_OK) s = check_ransac(function, threshold, confidence, max_iterations, out_E);
         if (s != WT_OK) return s;
         cv::Mat p1(count, 1, CV_64FC2, const_cast<double *>(points1));
         cv::Mat p2(count, 1, CV_64FC2, const_cast<double *>(points2));
         cv::Mat mask;
-        cv::Mat E = cv::findEssentialMat(p1, p2, cv::Mat::eye(3, 3, CV_64F), cv::RANSAC, confidence, threshold,
+        cv::Mat E = cv::findEssentialMat(p1, p2, cv::Mat::eye(3, 3, CV_64F), method, confidence, threshold,
                                          max_iterations, mask);
-        return output_model("wt_find_essential", E, mask, count, out_E, out_inliers, out_inlier_count);
+        return output_model(function, E, mask, count, out_E, out_inliers, out_inlier_count);
     });
+}
+
+} // namespace
+
+extern "C" wt_status wt_find_essential(const double *points1, const double *points2, int32_t count, double threshold,
+                                       double confidence, int32_t max_iterations, double out_E[9],
+                                       uint8_t *out_inliers, int32_t *out_inlier_count) {
+    return find_essential("wt_find_essential", cv::RANSAC, points1, points2, count, threshold, confidence,
+                          max_iterations, out_E, out_inliers, out_inlier_count);
+}
+
+extern "C" wt_status wt_find_essential_usac(const double *points1, const double *points2, int32_t count,
+                                            double threshold, double confidence, int32_t max_iterations,
+                                            double out_E[9], uint8_t *out_inliers, int32_t *out_inlier_count) {
+    return find_essential("wt_find_essential_usac", cv::USAC_DEFAULT, points1, points2, count, threshold, confidence,
+                          max_iterations, out_E, out_inliers, out_inlier_count);
 }
 
 extern "C" wt_status wt_find_fundamental(const double *points1, const double *points2, int32_t count,

@@ -31,12 +31,12 @@ struct FeatureDatabase {
     mutating func add(_ observations: [FeatureObservation], at t_ns: TimestampNs, cameraCount: Int) {
         for o in observations {
             guard o.camera >= 0, o.camera < cameraCount, o.normalized.x.isFinite, o.normalized.y.isFinite else { continue }
-            var track = tracks[o.id] ?? FeatureTrack(id: o.id)
-            track.observations.append(TrackObservation(t_ns: t_ns, camera: o.camera, normalized: o.normalized))
+            // Appended in place (a copy taken out of the dictionary would copy the observations each frame).
+            tracks[o.id, default: FeatureTrack(id: o.id)].observations
+                .append(TrackObservation(t_ns: t_ns, camera: o.camera, normalized: o.normalized))
             if let right = o.rightNormalized, o.camera + 1 < cameraCount, right.x.isFinite, right.y.isFinite {
-                track.observations.append(TrackObservation(t_ns: t_ns, camera: o.camera + 1, normalized: right))
+                tracks[o.id]?.observations.append(TrackObservation(t_ns: t_ns, camera: o.camera + 1, normalized: right))
             }
-            tracks[o.id] = track
         }
     }
 
@@ -56,10 +56,14 @@ struct FeatureDatabase {
 
     /// Drops observations at or before `t_ns` (their clone is gone) and tracks left empty.
     mutating func removeObservations(atOrBefore t_ns: TimestampNs) {
-        for (id, var track) in tracks {
-            track.observations.removeAll { $0.t_ns <= t_ns }
-            tracks[id] = track.observations.isEmpty ? nil : track
+        // In place: only tracks that hold such observations are touched (observations are oldest first).
+        var emptied: [Int] = []
+        for i in tracks.values.indices {
+            guard let first = tracks.values[i].observations.first, first.t_ns <= t_ns else { continue }
+            tracks.values[i].observations.removeAll { $0.t_ns <= t_ns }
+            if tracks.values[i].observations.isEmpty { emptied.append(tracks.values[i].id) }
         }
+        for id in emptied { tracks[id] = nil }
     }
 
     mutating func removeAll() { tracks.removeAll() }

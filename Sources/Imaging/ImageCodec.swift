@@ -4,7 +4,7 @@ import COpenCV
 /// reads; encodes PNG and JPEG).
 ///
 /// Decoding yields the stored pixels (EXIF orientation is ignored). Grayscale 8- and 16-bit PNGs (the
-/// camera datasets' format) decode to gray through a faster decoder (libdeflate) to the same pixels as
+/// camera datasets' format) decode to gray through a faster decoder (ISA-L inflate) to the same pixels as
 /// OpenCV's (16-bit samples keep their high byte); every other file goes through OpenCV. Truncated or corrupt PNG and
 /// JPEG data throws `ImagingError.decode` rather than yielding a partial image. PNG output is
 /// lossless, so `decodeGray(data: encodePNG(image)) == image`.

@@ -16,12 +16,15 @@ public enum EpipolarOutlierFilter {
     /// - Parameters:
     ///   - threshold: bound on the distance to the epipolar line, normalised units (pixels / focal length).
     ///   - R_C2_C1: the rotation from view 1 to view 2 when known (two-point RANSAC), else `nil`.
-    public static func inliers(_ x1: [Vec2], _ x2: [Vec2], threshold: Double, R_C2_C1: SO3? = nil) -> [Bool] {
+    ///   - estimator: the five-point RANSAC variant (when `R_C2_C1` is nil).
+    public static func inliers(_ x1: [Vec2], _ x2: [Vec2], threshold: Double, R_C2_C1: SO3? = nil,
+                               estimator: EpipolarRANSAC.EssentialEstimator = .ransac) -> [Bool] {
         precondition(x1.count == x2.count, "EpipolarOutlierFilter: unequal point counts")
         guard x1.count >= minimumCorrespondences else { return [Bool](repeating: true, count: x1.count) }
         if let R = R_C2_C1 { return twoPoint(x1, x2, threshold: threshold, R_C2_C1: R) }
         do {
-            return try EpipolarRANSAC.essential(x1, x2, threshold: threshold, confidence: 0.999, maxIterations: 500).inliers
+            return try EpipolarRANSAC.essential(x1, x2, threshold: threshold, confidence: 0.999, maxIterations: 500,
+                                                estimator: estimator).inliers
         } catch {
             // No model (degenerate motion or geometry): keep everything rather than lose the tracks.
             return [Bool](repeating: true, count: x1.count)

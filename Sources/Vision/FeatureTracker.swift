@@ -202,7 +202,8 @@ public final class FeatureTracker {
         if options.useRANSAC {
             keep = EpipolarOutlierFilter.inliers(survivors.map { tracks[$0].normalized }, newNormalized,
                                                  threshold: options.ransacThresholdPx / focal,
-                                                 R_C2_C1: options.ransacUsesRotation ? R_Cnew_Cold : nil)
+                                                 R_C2_C1: options.ransacUsesRotation ? R_Cnew_Cold : nil,
+                                                 estimator: options.essentialEstimator)
         }
         // Long-baseline check: tracks seen `K` frames ago against the epipolar geometry of that frame
         // and this one. A track that slides (along an occluding edge, or by drift) slowly enough to
@@ -213,7 +214,8 @@ public final class FeatureTracker {
             if withHistory.count >= EpipolarOutlierFilter.minimumCorrespondences {
                 let flags = EpipolarOutlierFilter.inliers(withHistory.map { tracks[survivors[$0]].history[0] },
                                                           withHistory.map { newNormalized[$0] },
-                                                          threshold: options.ransacThresholdPx / focal)
+                                                          threshold: options.ransacThresholdPx / focal,
+                                                          estimator: options.essentialEstimator)
                 for (j, k) in withHistory.enumerated() where !flags[j] {
                     keep[k] = false
                     stats.rejectedByLongBaseline += 1

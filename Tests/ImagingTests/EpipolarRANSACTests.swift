@@ -102,6 +102,23 @@ private enum M3 {
         #expect(pose.inFrontCount >= 155)
     }
 
+    /// The USAC variant finds the same model and inliers on the same data (40 of 200 gross outliers).
+    @Test func essentialByUSACRecoversTheModelAndFlagsOutliers() throws {
+        let (x1, x2, outlier) = Self.correspondences()
+        let threshold = 1e-3
+        let result = try EpipolarRANSAC.essential(x1, x2, threshold: threshold, estimator: .usac)
+        // Same bound as classic RANSAC above (noise moves E by ~4e-4).
+        let distance = M3.projectiveDistance(result.matrix, Self.E)
+        #expect(distance < 3e-3, "E error \(distance)")
+        for i in x1.indices where !outlier[i] { #expect(result.inliers[i], "inlier \(i) rejected") }
+        for i in x1.indices where outlier[i] && M3.sampson(Self.E, x1[i], x2[i]) > 2 * threshold {
+            #expect(!result.inliers[i], "outlier \(i) accepted")
+        }
+        #expect(result.inlierCount >= 160 && result.inlierCount <= 165)
+        // Repeatable: USAC is seeded deterministically.
+        #expect(try EpipolarRANSAC.essential(x1, x2, threshold: threshold, estimator: .usac) == result)
+    }
+
     @Test func fundamentalInPixels() throws {
         let (x1, x2, outlier) = Self.correspondences()
         let (f, cx, cy) = (460.0, 376.0, 240.0)
