@@ -78,6 +78,10 @@ struct RoomLandmarks {
         for _ in 0..<wall { add(Room.wallPoint(&rng)) }
         return out
     }
+    /// `count` floor points (z = 0, before noise) with x uniform in `x` and y uniform in [0, 1], metres.
+    mutating func floorStrip(x: ClosedRange<Double>, count: Int) -> [LandmarkInput] {
+        points({ r in Vec3(r.uniform(x.lowerBound, x.upperBound), r.uniform(0, 1), 0) }, count: count)
+    }
     mutating func points(_ gen: (inout SeededRandom) -> Vec3, count: Int) -> [LandmarkInput] {
         (0..<count).map { _ in
             defer { nextId += 1 }

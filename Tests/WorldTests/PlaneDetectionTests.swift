@@ -63,15 +63,8 @@ import Testing
 
     @Test func separatedPatchesMergeWhenTheGapFills() throws {
         let session = WorldSession()
-        var rng = SeededRandom(seed: 7)
-        var id = 0
-        func patch(_ x: ClosedRange<Double>, _ n: Int) -> [LandmarkInput] {
-            (0..<n).map { _ in
-                defer { id += 1 }
-                return LandmarkInput(id: id, p_W: Vec3(rng.uniform(x.lowerBound, x.upperBound), rng.uniform(0, 1), 0) + rng.gaussian3(0.01),
-                                     std_m: 0.01)
-            }
-        }
+        var strips = RoomLandmarks(seed: 7)
+        func patch(_ x: ClosedRange<Double>, _ n: Int) -> [LandmarkInput] { strips.floorStrip(x: x, count: n) }
         let f0 = session.process(frameInput(0, landmarks: patch(0...1, 60) + patch(2...3, 60)))
         #expect(f0.events.filter { $0.change == .added }.count == 2)
         #expect(session.planes.count == 2)

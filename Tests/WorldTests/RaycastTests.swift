@@ -194,14 +194,8 @@ import Testing
 
     @Test func anchorReattachesWhenItsPlaneIsMerged() throws {
         let session = WorldSession()
-        var rng = SeededRandom(seed: 13)
-        var id = 0
-        func patch(_ x: ClosedRange<Double>, _ n: Int) -> [LandmarkInput] {
-            (0..<n).map { _ in
-                defer { id += 1 }
-                return LandmarkInput(id: id, p_W: Vec3(rng.uniform(x.lowerBound, x.upperBound), rng.uniform(0, 1), 0) + rng.gaussian3(0.01), std_m: 0.01)
-            }
-        }
+        var strips = RoomLandmarks(seed: 13)
+        func patch(_ x: ClosedRange<Double>, _ n: Int) -> [LandmarkInput] { strips.floorStrip(x: x, count: n) }
         _ = session.process(frameInput(0, landmarks: patch(0...1, 60) + patch(2...3, 60)))
         let second = try #require(session.planes.first { $0.id == "plane-2" })
         session.addAnchor(T_W_A: SE3(translation: Vec3(2.5, 0.5, second.height_m)), planeId: second.id, t_ns: 0)

@@ -113,14 +113,8 @@ struct SchemaChecker {
         var records = try streamRoom(consumers: consumers, frames: 30, images: true, normalFrom: 2)
         // Separate patches merge: plane removal with merged_into, and a user anchor following it.
         let session = WorldSession()
-        var rng = SeededRandom(seed: 7)
-        var id = 0
-        func patch(_ x: ClosedRange<Double>, _ n: Int) -> [LandmarkInput] {
-            (0..<n).map { _ in
-                defer { id += 1 }
-                return LandmarkInput(id: id, p_W: Vec3(rng.uniform(x.lowerBound, x.upperBound), rng.uniform(0, 1), 0) + rng.gaussian3(0.01), std_m: 0.01)
-            }
-        }
+        var strips = RoomLandmarks(seed: 7)
+        func patch(_ x: ClosedRange<Double>, _ n: Int) -> [LandmarkInput] { strips.floorStrip(x: x, count: n) }
         records += session.process(frameInput(0, landmarks: patch(0...1, 60) + patch(2...3, 60))).events.map(AnchorEventRecord.init)
         records.append(AnchorEventRecord(session.addAnchor(T_W_A: SE3(translation: Vec3(2.5, 0.5, 0)), planeId: "plane-2", t_ns: 1, name: "pin")))
         for i in 1...4 { records += session.process(frameInput(2 * i, landmarks: patch(1...2, 40))).events.map(AnchorEventRecord.init) }
