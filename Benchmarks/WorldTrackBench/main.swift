@@ -15,7 +15,7 @@ struct BenchCommand: ParsableCommand {
         commandName: "worldtrack-bench",
         abstract: "Benchmark the WorldTrack pipeline: per-stage time per frame, frames per second on one core, peak memory.",
         discussion: """
-        Runs `worldtrack run`'s pipeline (decode → frontend → propagation → update → planes → \
+        Runs `worldtrack run`'s pipeline (decode → frontend → propagation → update → map reuse → planes → \
         consumers) on each dataset: one warm-up run that is not counted, then --repeat timed runs. \
         OpenCV is held to one thread and the pipeline is single-threaded, so the figures are per core: \
         stage times are CPU time of the pipeline's thread, which other processes' load does not inflate \

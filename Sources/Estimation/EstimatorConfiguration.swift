@@ -20,6 +20,8 @@ public struct EstimatorConfiguration: Equatable, Sendable {
     public var firstEstimateJacobians: Bool = false
     /// Chi-square gate probability for one feature's residual (0.95 → reject the worst 5 % of inliers).
     public var chi2GateProbability: Double = 0.95
+    /// Chi-square gate probability for one re-observed map point (2 dof; see `addMapObservations`).
+    public var mapChi2GateProbability: Double = 0.95
     /// Points closer than this to the anchor camera are rejected, metres.
     public var minDepth: Double = 0.1
     /// Points farther than this from the anchor camera are rejected, metres.

@@ -39,6 +39,7 @@ public final class VIOEstimator {
     private let propagator: ImuPropagator
     private let msckf: MsckfUpdater
     private let zupt: ZeroVelocityUpdater
+    private let mapUpdater: MapPointUpdater
     private let R_B_S: SO3
 
     private var previousFrame: [Int: Vec2] = [:]
@@ -65,6 +66,8 @@ public final class VIOEstimator {
         propagator = ImuPropagator(noise: imu.noise, gravity_W: Vec3(0, 0, -configuration.gravity))
         msckf = MsckfUpdater(cameras: cameras, configuration: configuration)
         zupt = ZeroVelocityUpdater(configuration: configuration, imu: imu)
+        mapUpdater = MapPointUpdater(cameras: cameras, pixelNoiseStd: configuration.pixelNoiseStd,
+                                     gateProbability: configuration.mapChi2GateProbability)
         R_B_S = imu.T_B_S.rotation
     }
 
@@ -162,6 +165,24 @@ public final class VIOEstimator {
         }
         filter = state
         return finish(frame, diag: &diag)
+    }
+
+    /// Refines the estimate of the frame last given to `addFrame` with map points it re-observes, and
+    /// returns the refined estimate (the previous output unchanged when there is no filter, the frame's
+    /// tracking was not `normal`, or `t_ns` is not that frame's time). Call at most once per frame.
+    public func addMapObservations(_ observations: [MapPointObservation], at t_ns: TimestampNs) -> (EstimatorOutput?, MapUpdateResult) {
+        guard var state = filter, let last = lastOutput, last.t_ns == t_ns, last.trackingState == .normal,
+              state.imu.t_ns == t_ns, !observations.isEmpty else { return (lastOutput, MapUpdateResult()) }
+        let result = mapUpdater.update(state: &state, observations: observations)
+        guard result.accepted > 0, state.isHealthy else { return (lastOutput, result) }
+        filter = state
+        lastGood = state.imu
+        let out = EstimatorOutput(t_ns: t_ns, trackingState: last.trackingState, T_W_B: state.imu.T_W_B, v_W: state.imu.v_W,
+                                  gyroBias_B: state.imu.gyroBias_B, accelBias_B: state.imu.accelBias_B,
+                                  T_W_C: state.imu.T_W_B * cameras[0].T_B_C, positionStd_m: state.positionStd,
+                                  landmarks: last.landmarks)
+        lastOutput = out
+        return (out, result)
     }
 
     /// Tries the static, then the dynamic initialiser; on success sets `filter` at the frame time.

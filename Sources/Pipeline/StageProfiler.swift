@@ -10,6 +10,8 @@ public enum PipelineStage: String, CaseIterable, Sendable, Codable {
     case propagation
     /// The estimator's visual update, zero-velocity update and bookkeeping.
     case update
+    /// Map reuse: describing new tracks, matching map points, the map-point update.
+    case mapReuse
     /// Landmark map, plane detection and anchors.
     case planes
     /// Consumers and the JSON-Lines stream.

@@ -21,6 +21,8 @@ public struct PipelineOptions: Sendable {
     public var estimator = EstimatorConfiguration()
     /// World layer (landmarks, planes, anchors) settings.
     public var world = WorldOptions()
+    /// Map reuse: re-observing earlier triangulated points to hold the drift.
+    public var mapReuse = MapReuseOptions()
     /// Frames excluded from the profile at the start.
     public var profileWarmupFrames = 10
 
@@ -75,7 +77,7 @@ public struct PipelineSummary: Sendable {
 }
 
 /// Runs a dataset through the whole pipeline: image decode → feature frontend (with gyro-predicted
-/// tracks) → visual-inertial estimator → world layer (landmarks, planes, anchors) → consumers and the
+/// tracks) → visual-inertial estimator → map reuse (`MapReobserver`) → world layer (landmarks, planes, anchors) → consumers and the
 /// JSON-Lines stream. One instance runs one dataset once.
 public final class TrackingPipeline {
     public let dataset: ASLDataset
@@ -88,6 +90,7 @@ public final class TrackingPipeline {
     private let consumers: [any FrameConsumer]
     private let writers: [StreamWriter]
     private let camera: CameraCalibration
+    private let reobserver: MapReobserver?
 
     /// A pipeline over `dataset`. Records go to each of `writers` (none: no stream).
     /// - Throws: `PipelineError.badInput` when the dataset cannot be tracked with these options.
@@ -110,6 +113,7 @@ public final class TrackingPipeline {
         let cameras = options.stereo ? [cam0.calibration, dataset.cameras[1].calibration] : [cam0.calibration]
         estimator = VIOEstimator(configuration: options.estimator, cameras: cameras, imu: dataset.imu.calibration)
         session = WorldSession(options: options.world)
+        reobserver = options.mapReuse.enabled ? MapReobserver(camera: cam0.calibration, options: options.mapReuse) : nil
         self.consumers = consumers
         self.writers = writers
         profiler = StageProfiler(warmupFrames: options.profileWarmupFrames)
@@ -169,7 +173,19 @@ public final class TrackingPipeline {
                     FeatureObservation(id: $0.id, camera: 0, normalized: $0.normalized, rightNormalized: $0.rightNormalized)
                 },
                 imageDisparityPx: features.meanDisparityPx)
-            let estimate = profiler.measure(.update) { estimator.addFrame(featureFrame) }
+            var estimate = profiler.measure(.update) { estimator.addFrame(featureFrame) }
+            // Map reuse: points mapped earlier and seen again refine this frame's pose.
+            if let reobserver {
+                try profiler.measure(.mapReuse) {
+                    try reobserver.describeNewTracks(features.features, image: images.0, t_ns: left.t_ns)
+                    guard estimate.trackingState == .normal else { return }
+                    reobserver.add(estimate.landmarks, t_ns: left.t_ns)
+                    let offered = reobserver.observations(features.features, T_W_C: estimate.T_W_C, t_ns: left.t_ns)
+                    let (refined, result) = estimator.addMapObservations(offered, at: left.t_ns)
+                    reobserver.applied(result, offered: offered, t_ns: left.t_ns)
+                    if let refined { estimate = refined }
+                }
+            }
 
             let stateString = estimate.trackingState.description
             let worldInput = WorldFrameInput(

@@ -45,6 +45,9 @@ struct RunCommand: ParsableCommand {
     @Option(help: "Process only the first S seconds of camera data.")
     var seconds: Double?
 
+    @Flag(help: "Do not re-observe mapped points (map reuse holds the drift; turn it off to compare).")
+    var noMapReuse = false
+
     @Flag(help: "Pace the replay like the recording instead of running as fast as possible.")
     var realtime = false
 
@@ -114,6 +117,7 @@ struct RunCommand: ParsableCommand {
         options.stereo = stereo
         options.maxSeconds = seconds
         options.realtime = realtime
+        options.mapReuse.enabled = !noMapReuse
         let pipeline: TrackingPipeline
         do {
             pipeline = try TrackingPipeline(dataset: data, options: options, consumers: consumerObjects, writers: writers)

@@ -188,9 +188,10 @@ struct WorldAcceptanceTests {
         let within = Double(errors.filter { $0 <= 0.03 }.count) / Double(max(errors.count, 1))
         print("cursor: \(errors.count) onPlane frames, \(within * 100) % within 3 cm")
         #expect(errors.count >= 200)
-        #expect(within >= 0.75)   // regression guard at today's level (≈ 82 %; 87 % on the seed-7 room)
-        // Pose, not planes, bounds this: the estimated centre ray on the *true* walls gives ≈ 87 % (docs/ACCURACY.md).
-        withKnownIssue("cursor hits are within 3 cm of the truth in only ≈ 82–87 % of onPlane frames") {
+        #expect(within >= 0.85)   // regression guard at today's level (≈ 91 %, 82 % without map reuse)
+        // The misses left: the first 10 s (start-up transient: camera 3 cm, walls 4–10 cm off) and surfaces
+        // occluding a plane's boundary (docs/ACCURACY.md).
+        withKnownIssue("cursor hits are within 3 cm of the truth in only ≈ 90–91 % of onPlane frames") {
             #expect(within >= 0.95)
         }
 

@@ -1,0 +1,129 @@
+import Foundation
+import Geometry
+import LinearAlgebra
+import Sensors
+
+/// One re-observation of a mapped point: a point of the world map (triangulated earlier, seen again now)
+/// and where the current frame sees it.
+public struct MapPointObservation: Equatable, Sendable {
+    /// The map point's id (for diagnostics).
+    public var mapId: Int
+    /// The map point in the world frame W, metres.
+    public var p_W: Vec3
+    /// 1-σ uncertainty of `p_W` (isotropic), metres.
+    public var std_m: Double
+    /// Index of the camera that sees it (camera 0 defines `T_W_C`).
+    public var camera: Int
+    /// Where that camera sees it now: undistorted normalised coordinates `(x/z, y/z)` in its frame C.
+    public var normalized: Vec2
+
+    /// An observation of map point `mapId` at `p_W` (W, metres; 1-σ `std_m`) by `camera` at `normalized`.
+    public init(mapId: Int, p_W: Vec3, std_m: Double, camera: Int = 0, normalized: Vec2) {
+        self.mapId = mapId; self.p_W = p_W; self.std_m = std_m; self.camera = camera; self.normalized = normalized
+    }
+}
+
+/// What one map-point update did.
+public struct MapUpdateResult: Equatable, Sendable {
+    /// Observations applied.
+    public var accepted = 0
+    /// Observations rejected by the χ² gate (wrong associations, or a map point that moved).
+    public var rejectedByGate = 0
+    /// Ids of the applied map points.
+    public var acceptedIds: [Int] = []
+    /// Nothing applied.
+    public init() {}
+}
+
+/// The EKF update with map points re-observed by the current frame (map reuse, a loop closure in the
+/// small): each point is taken as known in W with its uncertainty, so the residual constrains the current
+/// pose directly, against the drift a sliding window accumulates.
+///
+/// For a point `p_W` seen at normalised coordinates `z`: `p_C = R_B_Cᵀ (R_W_Bᵀ (p_W − p_W_B) − t_B_C)`,
+/// residual `z − π(p_C)`, with the Jacobians w.r.t. the inertial pose's error `[δθ (body), δp]`. Its
+/// noise is the pixel noise plus the point's uncertainty projected into the image (`J_p σ² J_pᵀ`). Each
+/// observation is gated by χ² (2 dof) on its own, so one wrong association cannot move the pose; the
+/// survivors are whitened and applied in one update.
+struct MapPointUpdater {
+    var cameras: [CameraCalibration]
+    var pixelNoiseStd: Double
+    var gateProbability: Double
+    private let gate: ChiSquareTable
+
+    init(cameras: [CameraCalibration], pixelNoiseStd: Double, gateProbability: Double) {
+        self.cameras = cameras
+        self.pixelNoiseStd = pixelNoiseStd
+        self.gateProbability = gateProbability
+        gate = ChiSquareTable(probability: gateProbability)
+    }
+
+    func update(state: inout FilterState, observations: [MapPointObservation]) -> MapUpdateResult {
+        var result = MapUpdateResult()
+        let n = state.dimension
+        let R_W_B = state.imu.R_W_B, p_W_B = state.imu.p_W
+        let RbwT = R_W_B.inverse.matrix
+        var rowsH: [[Double]] = []   // whitened rows of H, length n
+        var rowsR: [Double] = []
+        let threshold = gate.threshold(dof: 2)
+        for o in observations where o.camera < cameras.count {
+            let ext = cameras[o.camera].T_B_C
+            let RbcT = ext.rotation.inverse.matrix
+            let p_B = RbwT * (o.p_W - p_W_B)
+            let p_C = RbcT * (p_B - ext.translation)
+            guard p_C.z > 0.05 else { continue }
+            let iz = 1 / p_C.z
+            let z = Vec2(p_C.x * iz, p_C.y * iz)
+            let d0 = Vec3(iz, 0, -p_C.x * iz * iz), d1 = Vec3(0, iz, -p_C.y * iz * iz)
+            let dTheta = RbcT * p_B.skew, dPos = -(RbcT * RbwT), dPoint = RbcT * RbwT
+            // 2 × 6 Jacobian over [δθ, δp] and the point's projected covariance.
+            var h = [[Double]](repeating: [Double](repeating: 0, count: 6), count: 2)
+            var jp = [Vec3](repeating: .zero, count: 2)
+            for (row, d) in [d0, d1].enumerated() {
+                let a = dTheta.transposed * d, b = dPos.transposed * d
+                h[row] = [a.x, a.y, a.z, b.x, b.y, b.z]
+                jp[row] = dPoint.transposed * d
+            }
+            let sigmaN = max(pixelNoiseStd, 1e-3) / cameras[o.camera].model.intrinsics.fx
+            let v = o.std_m * o.std_m
+            // R = σ² I + v J_p J_pᵀ (2 × 2).
+            var R = [[sigmaN * sigmaN + v * jp[0].dot(jp[0]), v * jp[0].dot(jp[1])],
+                     [v * jp[1].dot(jp[0]), sigmaN * sigmaN + v * jp[1].dot(jp[1])]]
+            // S = H P Hᵀ + R over the pose block.
+            var S = R
+            state.withCovariance { P in
+                for i in 0..<2 {
+                    for j in 0..<2 {
+                        var s = 0.0
+                        for a in 0..<6 { for b in 0..<6 { s += h[i][a] * P[a + b * n] * h[j][b] } }
+                        S[i][j] += s
+                    }
+                }
+            }
+            let r = [o.normalized.x - z.x, o.normalized.y - z.y]
+            let det = S[0][0] * S[1][1] - S[0][1] * S[1][0]
+            guard det > 0 else { continue }
+            let chi2 = (S[1][1] * r[0] * r[0] - 2 * S[0][1] * r[0] * r[1] + S[0][0] * r[1] * r[1]) / det
+            guard chi2 < threshold else { result.rejectedByGate += 1; continue }
+            // Whiten by R = L Lᵀ (2 × 2 Cholesky): rows L⁻¹ [h | r].
+            let l00 = R[0][0].squareRoot(), l10 = R[1][0] / l00
+            let l11 = (R[1][1] - l10 * l10).squareRoot()
+            guard l11 > 0, l11.isFinite else { continue }
+            R = [[l00, 0], [l10, l11]]
+            let w0 = h[0].map { $0 / l00 }, r0 = r[0] / l00
+            let w1 = zip(h[1], h[0]).map { ($0 - l10 * $1 / l00) / l11 }, r1 = (r[1] - l10 * r[0] / l00) / l11
+            for (w, rr) in [(w0, r0), (w1, r1)] {
+                var row = [Double](repeating: 0, count: n)
+                for j in 0..<3 { row[ErrorIndex.theta + j] = w[j]; row[ErrorIndex.position + j] = w[3 + j] }
+                rowsH.append(row); rowsR.append(rr)
+            }
+            result.accepted += 1
+            result.acceptedIds.append(o.mapId)
+        }
+        guard !rowsR.isEmpty else { return result }
+        let m = rowsR.count
+        var H = Matrix(rows: m, columns: n)
+        for i in 0..<m { for j in 0..<n where rowsH[i][j] != 0 { H[i, j] = rowsH[i][j] } }
+        do { try state.update(H: H, r: rowsR) } catch { return MapUpdateResult() }
+        return result
+    }
+}

@@ -1,0 +1,148 @@
+import Estimation
+import Foundation
+import Geometry
+import Imaging
+import Sensors
+import Vision
+
+/// Settings of `MapReobserver`.
+public struct MapReuseOptions: Equatable, Sendable {
+    /// Re-observe map points at all.
+    public var enabled = true
+    /// Map points with a triangulation σ above this are not kept, metres.
+    public var maxPointStd_m = 0.03
+    /// The σ given to a map point is at least this, metres (the pose drift it was triangulated with).
+    public var pointStdFloor_m = 0.01
+    /// A map point is matched again only when it was last seen this long ago, ns (a shorter gap is the
+    /// same information the sliding window already has).
+    public var minGap_ns: TimestampNs = 2_000_000_000
+    /// A matched point is applied again at most this often while its new track lives, ns.
+    public var reapplyEvery_ns: TimestampNs = 500_000_000
+    /// A track is matched to a map point projecting within this distance of it, pixels.
+    public var searchRadiusPx = 12.0
+    /// Largest Hamming distance of a match (of 256 bits).
+    public var maxHamming = 50
+    /// The best match must beat the second best by this factor (Lowe's ratio, on Hamming distances).
+    public var ratio = 0.8
+    /// Points are mapped only once tracking has been normal this long, ns: the first seconds' points carry
+    /// the start-up transient's errors, and a map anchors the pose to them for good.
+    public var warmup_ns: TimestampNs = 3_000_000_000
+    /// Map points kept at most; the least recently seen go first.
+    public var capacity = 6000
+    /// Defaults.
+    public init() {}
+}
+
+/// Map reuse for the estimator: keeps the points the estimator triangulated, each with the ORB descriptor
+/// of its track, and finds them again in later frames: a live track whose descriptor matches a map point
+/// projecting near it (with the current pose) becomes a `MapPointObservation` for the estimator.
+///
+/// Tracks are described once, in the frame they start. Map points are in the estimator's world frame W.
+final class MapReobserver {
+    struct MapPoint {
+        var id: Int
+        var p_W: Vec3
+        var std_m: Double
+        var descriptor: ORBDescriptor
+        /// Last time a track saw it (its own, or one matched to it), ns.
+        var lastSeen_ns: TimestampNs
+    }
+
+    let options: MapReuseOptions
+    private let camera: CameraCalibration
+    private var descriptors: [Int: (ORBDescriptor, TimestampNs)] = [:]   // track id → descriptor, last seen
+    private var points: [Int: MapPoint] = [:]
+    private var firstNormal_ns: TimestampNs?
+    /// Live track id → the map point it was matched to, and when the match was last applied.
+    private var matched: [Int: (mapId: Int, applied_ns: TimestampNs)] = [:]
+
+    init(camera: CameraCalibration, options: MapReuseOptions) {
+        self.camera = camera
+        self.options = options
+    }
+
+    var pointCount: Int { points.count }
+
+    /// Describes the tracks that start in this frame.
+    func describeNewTracks(_ features: [TrackedFeature], image: GrayImage, t_ns: TimestampNs) throws {
+        let fresh = features.filter { $0.age == 1 }
+        if !fresh.isEmpty {
+            let d = try ORBDescriptor.compute(image, at: fresh.map { SIMD2<Float>(Float($0.pixel.x), Float($0.pixel.y)) })
+            for (f, desc) in zip(fresh, d) { if let desc { descriptors[f.id] = (desc, t_ns) } }
+        }
+        for f in features { if let d = descriptors[f.id] { descriptors[f.id] = (d.0, t_ns) } }
+        // Tracks gone for 3 s will not be reported as landmarks any more.
+        if descriptors.count > 4000 { descriptors = descriptors.filter { $0.value.1 >= t_ns - 3_000_000_000 } }
+    }
+
+    /// Adds the landmarks the estimator accepted in this frame (W, metres).
+    func add(_ landmarks: [Landmark], t_ns: TimestampNs) {
+        if firstNormal_ns == nil { firstNormal_ns = t_ns }
+        guard t_ns - (firstNormal_ns ?? t_ns) >= options.warmup_ns else { return }
+        let matchedMaps = Set(matched.values.map(\.mapId))
+        for l in landmarks {
+            if let m = matched[l.id] { points[m.mapId]?.lastSeen_ns = t_ns; continue }
+            if var p = points[l.id] { p.lastSeen_ns = t_ns; points[l.id] = p; continue }
+            guard l.std_m <= options.maxPointStd_m, let d = descriptors[l.id]?.0, !matchedMaps.contains(l.id) else { continue }
+            points[l.id] = MapPoint(id: l.id, p_W: l.p_W, std_m: max(l.std_m, options.pointStdFloor_m), descriptor: d, lastSeen_ns: t_ns)
+        }
+        if points.count > options.capacity {
+            let keep = points.values.sorted { $0.lastSeen_ns > $1.lastSeen_ns }.prefix(options.capacity * 9 / 10)
+            points = Dictionary(uniqueKeysWithValues: keep.map { ($0.id, $0) })
+        }
+    }
+
+    /// The map points the live `features` re-observe, seen from `T_W_C` (camera 0 in W).
+    func observations(_ features: [TrackedFeature], T_W_C: SE3, t_ns: TimestampNs) -> [MapPointObservation] {
+        let live = Set(features.map(\.id))
+        matched = matched.filter { live.contains($0.key) }
+        // Candidate map points: not seen for `minGap`, in front of the camera and inside the image.
+        let T_C_W = T_W_C.inverse
+        let cell = max(options.searchRadiusPx, 4)
+        var grid: [SIMD2<Int32>: [(Int, Vec2)]] = [:]
+        let taken = Set(matched.values.map(\.mapId))
+        for p in points.values where p.lastSeen_ns <= t_ns - options.minGap_ns && !taken.contains(p.id) {
+            let p_C = T_C_W.act(p.p_W)
+            guard p_C.z > 0.1, let px = camera.model.project(p_C), camera.model.contains(px, margin: 0) else { continue }
+            grid[SIMD2(Int32(px.x / cell), Int32(px.y / cell)), default: []].append((p.id, px))
+        }
+        var claimed = Set<Int>()
+        var out: [MapPointObservation] = []
+        for f in features {
+            if let m = matched[f.id] {
+                guard t_ns - m.applied_ns >= options.reapplyEvery_ns, let p = points[m.mapId] else { continue }
+                matched[f.id]?.applied_ns = t_ns
+                out.append(MapPointObservation(mapId: p.id, p_W: p.p_W, std_m: p.std_m, normalized: f.normalized))
+                continue
+            }
+            guard !grid.isEmpty, points[f.id] == nil, let d = descriptors[f.id]?.0 else { continue }
+            let cx = Int32(f.pixel.x / cell), cy = Int32(f.pixel.y / cell)
+            var best = (id: -1, dist: Int.max), second = Int.max
+            for gx in (cx - 1)...(cx + 1) {
+                for gy in (cy - 1)...(cy + 1) {
+                    for (id, px) in grid[SIMD2(gx, gy)] ?? [] where (px - f.pixel).norm <= options.searchRadiusPx {
+                        guard let p = points[id] else { continue }
+                        let h = d.hammingDistance(to: p.descriptor)
+                        if h < best.dist { second = best.dist; best = (id, h) } else if h < second { second = h }
+                    }
+                }
+            }
+            guard best.id >= 0, best.dist <= options.maxHamming, !claimed.contains(best.id),
+                  second == Int.max || Double(best.dist) < options.ratio * Double(second), let p = points[best.id] else { continue }
+            claimed.insert(best.id)
+            matched[f.id] = (p.id, t_ns)
+            out.append(MapPointObservation(mapId: p.id, p_W: p.p_W, std_m: p.std_m, normalized: f.normalized))
+        }
+        return out
+    }
+
+    /// Marks the map points the estimator accepted as seen now; drops the matches it rejected.
+    func applied(_ result: MapUpdateResult, offered: [MapPointObservation], t_ns: TimestampNs) {
+        let accepted = Set(result.acceptedIds)
+        for o in offered {
+            if accepted.contains(o.mapId) { points[o.mapId]?.lastSeen_ns = t_ns } else {
+                matched = matched.filter { $0.value.mapId != o.mapId }
+            }
+        }
+    }
+}

@@ -1,0 +1,114 @@
+import Estimation
+import Foundation
+import Geometry
+import Imaging
+import Sensors
+import Testing
+import Vision
+@testable import Pipeline
+
+/// Map reuse's association: a new track at a mapped point's projection, with the same appearance, is matched
+/// to it (once its gap has passed); a different appearance, a far projection or a recent point are not.
+@Suite struct MapReobserverTests {
+    let camera = CameraCalibration(name: "cam0",
+                                   model: CameraModel(width: 320, height: 240, intrinsics: PinholeIntrinsics(fx: 300, fy: 300, cx: 160, cy: 120)),
+                                   rateHz: 20, T_B_C: SE3())
+    /// Camera 0 at the world origin looking along +z.
+    let T_W_C = SE3()
+
+    /// Random values on an 8-px lattice, bilinearly interpolated: smooth, textured everywhere, every 31-px patch
+    /// different.
+    static func texture(seed: UInt64) -> GrayImage {
+        var rng = SeededRandom(seed: seed)
+        let w = 320, h = 240, step = 8, gw = w / step + 2
+        var lattice = [Double](repeating: 0, count: gw * (h / step + 2))
+        for i in lattice.indices { lattice[i] = rng.uniform(0, 255) }
+        var px = [UInt8](repeating: 0, count: w * h)
+        for y in 0..<h {
+            for x in 0..<w {
+                let gx = x / step, gy = y / step
+                let fx = Double(x % step) / Double(step), fy = Double(y % step) / Double(step)
+                let top = lattice[gy * gw + gx] * (1 - fx) + lattice[gy * gw + gx + 1] * fx
+                let bottom = lattice[(gy + 1) * gw + gx] * (1 - fx) + lattice[(gy + 1) * gw + gx + 1] * fx
+                px[y * w + x] = UInt8((top * (1 - fy) + bottom * fy).rounded())
+            }
+        }
+        return GrayImage(width: w, height: h, pixels: px)
+    }
+
+    /// Features at a 5 × 4 grid of pixels, ids from `firstId`, `age` frames old.
+    func features(firstId: Int, age: Int, shift: Vec2 = .zero) -> [TrackedFeature] {
+        var out: [TrackedFeature] = []
+        for j in 0..<4 {
+            for i in 0..<5 {
+                let px = Vec2(60 + 50 * Double(i), 50 + 45 * Double(j)) + shift
+                let n = camera.model.intrinsics
+                out.append(TrackedFeature(id: firstId + out.count, pixel: px,
+                                          normalized: Vec2((px.x - n.cx) / n.fx, (px.y - n.cy) / n.fy), age: age))
+            }
+        }
+        return out
+    }
+
+    /// Landmarks at 2 m depth behind the features' pixels.
+    func landmarks(for f: [TrackedFeature]) -> [Landmark] {
+        f.map { Landmark(id: $0.id, p_W: T_W_C.act(Vec3($0.normalized.x, $0.normalized.y, 1) * 2), std_m: 0.005) }
+    }
+
+    /// A reobserver that mapped the grid's points (tracks 0…19 on `image`) at t = 0 (after its warm-up).
+    func mapped(image: GrayImage) throws -> MapReobserver {
+        var options = MapReuseOptions()
+        options.warmup_ns = 0
+        let r = MapReobserver(camera: camera, options: options)
+        let first = features(firstId: 0, age: 1)
+        try r.describeNewTracks(first, image: image, t_ns: 0)
+        r.add(landmarks(for: first), t_ns: 0)
+        #expect(r.pointCount == first.count)
+        return r
+    }
+
+    @Test("new tracks on the same spots of the same image, 3 s later, re-observe the mapped points")
+    func sameAppearanceMatches() throws {
+        let image = Self.texture(seed: 1)
+        let r = try mapped(image: image)
+        let again = features(firstId: 100, age: 1, shift: Vec2(0.5, -0.5))   // re-detected half a pixel off
+        let t: TimestampNs = 3_000_000_000
+        try r.describeNewTracks(again, image: image, t_ns: t)
+        let obs = r.observations(again, T_W_C: T_W_C, t_ns: t)
+        #expect(obs.count >= again.count * 8 / 10)
+        // Each re-observation pairs the track with the point mapped at that spot (ids 100 + k ↔ k).
+        for o in obs {
+            let track = try #require(again.first { $0.normalized == o.normalized })
+            #expect(o.mapId == track.id - 100)
+        }
+    }
+
+    @Test("a point seen within the gap, another image, or a far projection gives no re-observation")
+    func noMatchWithoutGapAppearanceOrProximity() throws {
+        let image = Self.texture(seed: 1)
+        // Too soon: the sliding window still has these points.
+        do {
+            let r = try mapped(image: image)
+            let again = features(firstId: 100, age: 1)
+            try r.describeNewTracks(again, image: image, t_ns: 500_000_000)
+            #expect(r.observations(again, T_W_C: T_W_C, t_ns: 500_000_000).isEmpty)
+        }
+        // Other appearance: a different texture at the same spots.
+        do {
+            let r = try mapped(image: image)
+            let other = Self.texture(seed: 2)
+            let again = features(firstId: 100, age: 1)
+            try r.describeNewTracks(again, image: other, t_ns: 3_000_000_000)
+            #expect(r.observations(again, T_W_C: T_W_C, t_ns: 3_000_000_000).isEmpty)
+        }
+        // Same appearance and spots, but the pose says the points project 25 px away (beyond the 12 px radius).
+        do {
+            let r = try mapped(image: image)
+            let again = features(firstId: 100, age: 1)
+            try r.describeNewTracks(again, image: image, t_ns: 3_000_000_000)
+            let turned = SE3(rotation: SO3(angle: atan(25.0 / 300), axis: Vec3(0, 1, 0)), translation: .zero)
+            #expect(r.observations(again, T_W_C: turned, t_ns: 3_000_000_000).isEmpty)
+            #expect(!r.observations(again, T_W_C: T_W_C, t_ns: 3_000_000_000).isEmpty)
+        }
+    }
+}
