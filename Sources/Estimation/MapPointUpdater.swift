@@ -86,7 +86,7 @@ struct MapPointUpdater {
             let sigmaN = max(pixelNoiseStd, 1e-3) / cameras[o.camera].model.intrinsics.fx
             let v = o.std_m * o.std_m
             // R = σ² I + v J_p J_pᵀ (2 × 2).
-            var R = [[sigmaN * sigmaN + v * jp[0].dot(jp[0]), v * jp[0].dot(jp[1])],
+            let R = [[sigmaN * sigmaN + v * jp[0].dot(jp[0]), v * jp[0].dot(jp[1])],
                      [v * jp[1].dot(jp[0]), sigmaN * sigmaN + v * jp[1].dot(jp[1])]]
             // S = H P Hᵀ + R over the pose block.
             var S = R
@@ -104,11 +104,10 @@ struct MapPointUpdater {
             guard det > 0 else { continue }
             let chi2 = (S[1][1] * r[0] * r[0] - 2 * S[0][1] * r[0] * r[1] + S[0][0] * r[1] * r[1]) / det
             guard chi2 < threshold else { result.rejectedByGate += 1; continue }
-            // Whiten by R = L Lᵀ (2 × 2 Cholesky): rows L⁻¹ [h | r].
+            // Whiten by R = L Lᵀ (2 × 2 Cholesky, L = [[l00, 0], [l10, l11]]): rows L⁻¹ [h | r].
             let l00 = R[0][0].squareRoot(), l10 = R[1][0] / l00
             let l11 = (R[1][1] - l10 * l10).squareRoot()
             guard l11 > 0, l11.isFinite else { continue }
-            R = [[l00, 0], [l10, l11]]
             let w0 = h[0].map { $0 / l00 }, r0 = r[0] / l00
             let w1 = zip(h[1], h[0]).map { ($0 - l10 * $1 / l00) / l11 }, r1 = (r[1] - l10 * r[0] / l00) / l11
             for (w, rr) in [(w0, r0), (w1, r1)] {
