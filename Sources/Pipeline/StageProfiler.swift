@@ -81,7 +81,12 @@ public final class StageProfiler {
     /// Adds `nanoseconds` to `stage` for the current frame.
     public func add(_ stage: PipelineStage, nanoseconds: UInt64) {
         current[stage, default: 0] &+= nanoseconds
+        if !used.contains(stage) { used.insert(stage) }
     }
+
+    /// Stages measured at least once: the others (a stage turned off, e.g. map reuse) are left out of the
+    /// statistics instead of showing a row of zeros.
+    private var used = Set<PipelineStage>()
 
     /// Closes the current frame: its stage times become one sample each (after the warm-up).
     public func endFrame() {
@@ -101,7 +106,7 @@ public final class StageProfiler {
     /// Statistics per stage, in pipeline order.
     public var statistics: [StageStatistics] {
         PipelineStage.allCases.compactMap { stage in
-            guard let values = samples[stage], !values.isEmpty else { return nil }
+            guard used.contains(stage), let values = samples[stage], !values.isEmpty else { return nil }
             return StageProfiler.summarize(values, stage: stage)
         }
     }

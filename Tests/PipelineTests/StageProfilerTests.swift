@@ -26,6 +26,9 @@ struct StageProfilerTests {
         #expect(abs(total.median_ms - 7.5) < 1e-9)       // frontend + 2 ms of update
         #expect(profiler.frameCount == 12)
         #expect(profiler.table().contains("frontend"))
+        // Stages never measured (turned off) get no row.
+        #expect(profiler.statistics.map(\.stage) == [.frontend, .update])
+        #expect(!profiler.table().contains("mapReuse"))
     }
 
     @Test("the thread-CPU clock does not count a sleep; the wall clock does")
