@@ -126,9 +126,47 @@ extern "C" wt_status wt_orb_compute(const uint8_t *pixels, int32_t width, int32_
             // class_id carries the input index through OpenCV's border filtering.
             kps.emplace_back(cv::Point2f(k.x, k.y), k.size, angle, 0.f, 0, int(i));
         }
+        // ORB blurs the whole image it is given. A few keypoints in a large frame (map reuse describes the
+        // ~20 new tracks of a 752x480 frame) are cheaper in a mosaic of 64x64 tiles, one per keypoint: each
+        // tile holds the pixels within 32 px of its keypoint, more than the 7x7 blur of the pattern's reach
+        // (about 22 px) needs, so the descriptors are OpenCV's own on the whole image.
+        const int half = 32, tile = 2 * half;
+        const int64_t mosaicPixels = int64_t(tile) * tile * int64_t(kps.size());
+        std::vector<cv::KeyPoint> used = kps;
+        cv::Mat source = image;
+        if (mosaicPixels * 2 < int64_t(width) * height) {
+            // OpenCV's border rule for ORB, applied here since the mosaic has no image border: the rounded
+            // position at least edgeThreshold (31) px inside (measured on OpenCV 4.6, checked by the tests).
+            std::vector<cv::KeyPoint> inside;
+            for (const cv::KeyPoint &k : kps) {
+                const int rx = cvRound(k.pt.x), ry = cvRound(k.pt.y);
+                if (rx >= 31 && ry >= 31 && rx < width - 31 && ry < height - 31) inside.push_back(k);
+            }
+            if (inside.empty()) return WT_OK;
+            const int columns = std::min<int>(int(inside.size()), 16);
+            const int rows = (int(inside.size()) + columns - 1) / columns;
+            cv::Mat mosaic(rows * tile, columns * tile, CV_8UC1, cv::Scalar(0));
+            used.clear();
+            for (size_t t = 0; t < inside.size(); ++t) {
+                const cv::KeyPoint &k = inside[t];
+                const int cx = cvRound(k.pt.x), cy = cvRound(k.pt.y);
+                const int x0 = cx - half, y0 = cy - half;
+                const cv::Rect wanted(x0, y0, tile, tile);
+                const cv::Rect have = wanted & cv::Rect(0, 0, width, height);
+                const int ox = int(t % columns) * tile, oy = int(t / columns) * tile;
+                cv::Mat dst = mosaic(cv::Rect(ox, oy, tile, tile));
+                cv::copyMakeBorder(image(have), dst, have.y - y0, y0 + tile - have.y - have.height,
+                                   have.x - x0, x0 + tile - have.x - have.width, cv::BORDER_REFLECT_101);
+                cv::KeyPoint moved = k;
+                moved.pt = cv::Point2f(float(ox + half) + (k.pt.x - float(cx)), float(oy + half) + (k.pt.y - float(cy)));
+                used.push_back(moved);
+            }
+            source = mosaic;
+        }
         cv::Mat descriptors;
         cv::Ptr<cv::ORB> orb = cv::ORB::create();
-        orb->compute(image, kps, descriptors);
+        orb->compute(source, used, descriptors);
+        kps = used;
         if (!descriptors.empty() && (descriptors.cols != 32 || descriptors.rows != int(kps.size())))
             return wt::fail(WT_ERR_OPENCV, "wt_orb_compute: unexpected descriptor matrix shape");
         for (size_t r = 0; r < kps.size(); ++r) {

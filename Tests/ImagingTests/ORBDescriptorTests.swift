@@ -23,6 +23,33 @@ import Testing
         for i in d.indices { for j in d.indices where i < j { #expect(d[i].hammingDistance(to: d[j]) > 60) } }
     }
 
+    /// A few keypoints in a large image are described from a mosaic of tiles around them (cheaper than ORB's
+    /// whole-image blur); the descriptors must be the ones OpenCV computes on the whole image. The reference: the
+    /// same pixels as a 128x128 image, which is described whole.
+    @Test func fewKeypointsInALargeImageGiveTheWholeImageDescriptors() throws {
+        let w = 752, h = 480, ox = 300, oy = 200
+        var large = GrayImage(width: w, height: h, fill: 0)
+        let background = SyntheticImages.quantise(SyntheticImages.texture(width: w, height: h, seed: 5, sigma: 1.2), width: w, height: h)
+        for y in 0..<h { for x in 0..<w { large[x, y] = background[x, y] } }
+        for y in 0..<Self.size { for x in 0..<Self.size { large[ox + x, oy + y] = Self.image[x, y] } }
+        // Sub-pixel positions, rounding both ways, and exact halves.
+        let points = Self.points.enumerated().map { i, p in p + SIMD2<Float>([0, 0.3, -0.4, 0.5, -0.5][i], [0.2, -0.5, 0.5, 0, 0.45][i]) }
+        let whole = try ORBDescriptor.compute(Self.image, at: points)
+        let tiled = try ORBDescriptor.compute(large, at: points.map { $0 + SIMD2(Float(ox), Float(oy)) })
+        for (a, b) in zip(whole, tiled) { #expect(try #require(a) == (try #require(b))) }
+        // The border rule is OpenCV's in the mosaic too: a keypoint is described when its rounded position is at
+        // least 31 px inside. On the small image (described whole, OpenCV's own rule) …
+        let edgeWhole = try ORBDescriptor.compute(Self.image, at: [SIMD2(30.4, 60), SIMD2(30.6, 60), SIMD2(60, 96.4), SIMD2(60, 96.6)])
+        #expect(edgeWhole.map { $0 != nil } == [false, true, true, false])
+        // … and on the large one, where a tile 31 px in reaches a pixel past the edge (reflected).
+        let edge = try ORBDescriptor.compute(large, at: [SIMD2(30.4, 100), SIMD2(30.6, 100), SIMD2(400, 448.4), SIMD2(400, 448.6)])
+        #expect(edge.map { $0 != nil } == [false, true, true, false])
+        let edgeTiled = try ORBDescriptor.compute(large, at: [SIMD2(30.6, 100)])
+        let edgeReference = try ORBDescriptor.compute(GrayImage(width: 128, height: 128, pixels: (0..<(128 * 128)).map { large[$0 % 128, 40 + $0 / 128] }),
+                                                     at: [SIMD2(30.6, 60)])
+        #expect(edgeTiled[0] != nil && edgeTiled[0] == edgeReference[0])
+    }
+
     @Test func pointsNearTheBorderHaveNoDescriptor() throws {
         let result = try ORBDescriptor.compute(Self.image, at: [SIMD2(5, 60), SIMD2(64, 64), SIMD2(64, 125)])
         #expect(result[0] == nil && result[1] != nil && result[2] == nil)
