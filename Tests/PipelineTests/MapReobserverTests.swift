@@ -83,6 +83,34 @@ import Vision
         }
     }
 
+    @Test("a matched track is offered again every 0.5 s; a match the estimator rejects is dropped")
+    func reapplyCadenceAndRejection() throws {
+        let image = Self.texture(seed: 1)
+        let r = try mapped(image: image)
+        let again = features(firstId: 100, age: 1)
+        var t: TimestampNs = 3_000_000_000
+        try r.describeNewTracks(again, image: image, t_ns: t)
+        let first = r.observations(again, T_W_C: T_W_C, t_ns: t)
+        #expect(first.count >= again.count * 8 / 10)
+        var accepted = MapUpdateResult()
+        accepted.acceptedIds = first.map(\.mapId); accepted.accepted = first.count
+        r.applied(accepted, offered: first, t_ns: t)
+        // The same tracks, 0.2 s later: nothing (already applied); 0.5 s after the match: all again.
+        let older = again.map { f -> TrackedFeature in var g = f; g.age = 5; return g }
+        t += 200_000_000
+        #expect(r.observations(older, T_W_C: T_W_C, t_ns: t).isEmpty)
+        t += 300_000_000
+        let second = r.observations(older, T_W_C: T_W_C, t_ns: t)
+        #expect(Set(second.map(\.mapId)) == Set(first.map(\.mapId)))
+        // The estimator rejects them all: the matches are dropped, and the points (last seen at 3 s) are not
+        // matched again before the 2 s gap has passed, by these tracks or others.
+        r.applied(MapUpdateResult(), offered: second, t_ns: t)
+        t += 500_000_000
+        #expect(r.observations(older, T_W_C: T_W_C, t_ns: t).isEmpty)
+        t = 5_100_000_000
+        #expect(r.observations(older, T_W_C: T_W_C, t_ns: t).count == first.count)
+    }
+
     @Test("a point seen within the gap, another image, or a far projection gives no re-observation")
     func noMatchWithoutGapAppearanceOrProximity() throws {
         let image = Self.texture(seed: 1)
