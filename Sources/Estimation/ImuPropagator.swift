@@ -61,8 +61,29 @@ struct ImuPropagator {
         phi.setBlock(ErrorIndex.position, ErrorIndex.theta, -(dp.skew * R0))
     }
 
+    /// Propagates the nominal state only (no Φ, no covariance) to `t_ns`: for callers that integrate the
+    /// same interval many times (the dynamic initialiser's gyro-bias search).
+    func propagateMean(_ state: inout ImuState, to t_ns: TimestampNs, buffer: ImuBuffer) {
+        guard t_ns > state.t_ns else { return }
+        let knots = buffer.knots(from: state.t_ns, to: t_ns)
+        guard knots.count >= 2 else { return }
+        for k in 0..<(knots.count - 1) {
+            let a = knots[k], b = knots[k + 1]
+            let dt = Double(b.t_ns - a.t_ns) * 1e-9
+            if dt > 0 { _ = advance(&state, a: a, b: b, dt: dt) }
+        }
+        state.t_ns = t_ns
+    }
+
     /// One integration step of the nominal state over [a, b]; returns that step's Φ.
     func step(_ s: inout ImuState, a: ImuSample, b: ImuSample, dt: Double) -> Mat15 {
+        let (Ra, wMean, aMean) = advance(&s, a: a, b: b, dt: dt)
+        return transition(Ra: Ra, wMean: wMean, aMean: aMean, dt: dt)
+    }
+
+    /// Advances the nominal state over [a, b] (RK-style attitude at mid-step and end); returns the start attitude
+    /// and the step's mean bias-corrected angular rate (rad/s) and specific force (m/s²), body.
+    private func advance(_ s: inout ImuState, a: ImuSample, b: ImuSample, dt: Double) -> (SO3, Vec3, Vec3) {
         let wa = a.gyro_B - s.gyroBias_B, wb = b.gyro_B - s.gyroBias_B
         let aa = a.accel_B - s.accelBias_B, ab = b.accel_B - s.accelBias_B
         let wMean = 0.5 * (wa + wb), aMean = 0.5 * (aa + ab)
@@ -77,8 +98,11 @@ struct ImuPropagator {
         s.v_W = v0 + (dt / 6) * (accA + 4 * accM + accB)
         s.p_W = s.p_W + v0 * dt + (dt * dt / 6) * (accA + 2 * accM)
         s.R_W_B = SO3(Rb.quaternion) // re-normalise
+        return (Ra, wMean, aMean)
+    }
 
-        // Error-state transition of the step.
+    /// Error-state transition of a step from its start attitude and mean bias-corrected rates.
+    private func transition(Ra: SO3, wMean: Vec3, aMean: Vec3, dt: Double) -> Mat15 {
         let phiVec = wMean * dt
         let dR = SO3.exp(phiVec).matrix
         let RaM = Ra.matrix
