@@ -7,14 +7,16 @@ import Sensors
 ///
 /// Method (a linear closed form in the spirit of Martinelli 2014 / Kaiser et al. 2017): relative
 /// rotations `R_B0_Bk` and gravity-free position increments `α_k` come from integrating the IMU over
-/// the window (with a gyro-bias guess). In the first body frame B0, the body position at frame k is
+/// the window with the gyro bias estimated first (`refineGyroBias`). In the first body frame B0, the body position at frame k is
 /// `p_k = v0·t_k + ½·g·t_k² + α_k`, so every observation `(u, v)` of a feature at `p_f` gives two
 /// equations linear in `(p_f, v0, g)`: `e_i · R_Ckᵀ (p_f − p_Ck) = 0`, `e_1 = (1, 0, −u)`,
 /// `e_2 = (0, 1, −v)`. The points are eliminated per feature (Schur complement), leaving a 6×6 system
 /// for the velocity `v0` and gravity `g` (in B0). The solution is accepted when gravity has the
 /// right magnitude (±10 %) and the system is well conditioned (enough acceleration), then gravity is
 /// scaled to `g` exactly and `v0` re-solved. Scale comes from the accelerometer, so it needs motion
-/// with acceleration; a gyro-bias error rotates the increments (use the last known bias after a reset).
+/// with acceleration. A gyro-bias error rotates the increments, and the alignment would absorb it into
+/// velocity, gravity and scale; so the bias is estimated from the same equations before the alignment,
+/// starting from the prior guess (zero, or the last known bias after a reset).
 struct DynamicInitializer {
     var configuration: EstimatorConfiguration
     var cameras: [CameraCalibration]
@@ -34,34 +36,32 @@ struct DynamicInitializer {
         var gravityFound: Double
     }
 
-    /// Tries to initialise from `frames` (oldest first, spanning ≥ ~1 s) and the IMU in `buffer`.
+    /// The IMU integrated over the window with one gyro-bias guess, gravity-free from B0 = identity, v = 0.
+    struct Increments {
+        /// `R_B0_Bk`, `α_k` (B0, metres) and `t_k − t_0` (seconds) at each frame.
+        var rot: [SO3], alpha: [Vec3], dt: [Double]
+        /// The integrated state at the newest frame (its `v_W` is the gravity-free velocity increment, B0).
+        var last: ImuState
+    }
+
+    /// Tries to initialise from `frames` (oldest first, spanning ≥ ~1 s) and the IMU in `buffer`. The gyro
+    /// bias is refined from `gyroBias` (the prior guess) by `refineGyroBias` before the alignment.
     func initialize(frames: [WindowFrame], buffer: ImuBuffer, gyroBias: Vec3) -> Result? {
-        guard frames.count >= 5, let first = frames.first, let last = frames.last,
+        guard frames.count >= 5, let first = frames.first,
               let firstImu = buffer.first, firstImu.t_ns <= first.t_ns, let lastImu = buffer.last,
-              lastImu.t_ns >= last.t_ns - 10_000_000 else { return nil }
-        // Gravity-free integration from B0 = identity, v = 0.
-        let integrator = ImuPropagator(noise: noise, gravity_W: .zero)
-        var s = ImuState(t_ns: first.t_ns, gyroBias_B: gyroBias)
-        var rot: [SO3] = [], alpha: [Vec3] = [], dt: [Double] = []
-        for f in frames {
-            _ = integrator.propagate(&s, to: f.t_ns, buffer: buffer)
-            rot.append(s.R_W_B); alpha.append(s.p_W); dt.append(Double(f.t_ns - first.t_ns) * 1e-9)
-        }
-        // Observations per feature: (frame, camera, normalized).
-        var tracks: [Int: [(Int, Int, Vec2)]] = [:]
-        for (k, f) in frames.enumerated() {
-            for o in f.observations where o.camera >= 0 && o.camera < cameras.count && o.normalized.x.isFinite && o.normalized.y.isFinite {
-                tracks[o.id, default: []].append((k, o.camera, o.normalized))
-                if let r = o.rightNormalized, o.camera + 1 < cameras.count, r.x.isFinite, r.y.isFinite {
-                    tracks[o.id, default: []].append((k, o.camera + 1, r))
-                }
-            }
-        }
+              let lastFrame = frames.last, lastImu.t_ns >= lastFrame.t_ns - 10_000_000 else { return nil }
+        let tracks = Self.tracks(frames, cameras: cameras)
+        let bias = refineGyroBias(frames: frames, buffer: buffer, tracks: Self.longest(tracks, configuration.gyroBiasTracks),
+                                  prior: gyroBias)
+        let inc = integrate(frames: frames, buffer: buffer, gyroBias: bias.value)
+        let (rot, alpha, dt, s) = (inc.rot, inc.alpha, inc.dt, inc.last)
         // Two passes: unweighted, then each observation's rows weighted by 1/depth from the first
         // solution, so that the equations are in (approximately) image units.
-        guard var (S, rhs, used) = accumulate(tracks: tracks, rot: rot, alpha: alpha, dt: dt, previous: nil),
+        guard var (S, rhs, used) = accumulate(tracks: tracks, rot: rot, alpha: alpha, dt: dt, weights: nil),
               used >= 15, let x0 = solve6(S, rhs),
-              let second = accumulate(tracks: tracks, rot: rot, alpha: alpha, dt: dt, previous: x0) else { return nil }
+              let second = accumulate(tracks: tracks, rot: rot, alpha: alpha, dt: dt,
+                                      weights: depthWeights(tracks: tracks, rot: rot, alpha: alpha, dt: dt, x: x0))
+        else { return nil }
         (S, rhs, used) = second
         guard used >= 15 else { return nil }
         guard let xs = solve6(S, rhs) else { return nil }
@@ -80,7 +80,7 @@ struct DynamicInitializer {
         let T = dt[dt.count - 1]
         let vT_B0 = v0Fixed + T * g + s.v_W
         let R_W_BT = R_W_B0 * s.R_W_B
-        let state = ImuState(t_ns: last.t_ns, R_W_B: R_W_BT, p_W: .zero, v_W: R_W_B0.act(vT_B0), gyroBias_B: gyroBias)
+        let state = ImuState(t_ns: lastFrame.t_ns, R_W_B: R_W_BT, p_W: .zero, v_W: R_W_B0.act(vT_B0), gyroBias_B: bias.value)
 
         // Covariance from the least squares: Σ_x = κ σ² S⁻¹ (σ = pixel noise in normalised units, the rows
         // being 1/depth-weighted; κ = 4 covers IMU noise in the increments), plus the accel-bias prior,
@@ -110,54 +110,192 @@ struct DynamicInitializer {
         P.setBlock(ErrorIndex.velocity, ErrorIndex.velocity, SigmaV_W)
         for i in 0..<3 {
             P[ErrorIndex.position + i, ErrorIndex.position + i] = 1e-6
-            P[ErrorIndex.gyroBias + i, ErrorIndex.gyroBias + i] = 1e-4
+            P[ErrorIndex.gyroBias + i, ErrorIndex.gyroBias + i] = bias.std * bias.std
             P[ErrorIndex.accelBias + i, ErrorIndex.accelBias + i] = ba2
         }
         return Result(state: state, covariance: P, gravityFound: found)
     }
 
-    /// Normal equations (Schur-reduced to `(v0, g)`) of all tracks; with `previous`, rows are
-    /// weighted by the inverse depth the previous solution implies.
-    private func accumulate(tracks: [Int: [(Int, Int, Vec2)]], rot: [SO3], alpha: [Vec3], dt: [Double],
-                            previous: [Double]?) -> ([Double], [Double], Int)? {
+    /// Observations per feature id: (frame index, camera index, normalised coordinates).
+    typealias Tracks = [Int: [(Int, Int, Vec2)]]
+
+    /// The window's observations grouped by feature (the right image of a stereo pair as the next camera).
+    static func tracks(_ frames: [WindowFrame], cameras: [CameraCalibration]) -> Tracks {
+        var tracks: Tracks = [:]
+        for (k, f) in frames.enumerated() {
+            for o in f.observations where o.camera >= 0 && o.camera < cameras.count && o.normalized.x.isFinite && o.normalized.y.isFinite {
+                tracks[o.id, default: []].append((k, o.camera, o.normalized))
+                if let r = o.rightNormalized, o.camera + 1 < cameras.count, r.x.isFinite, r.y.isFinite {
+                    tracks[o.id, default: []].append((k, o.camera + 1, r))
+                }
+            }
+        }
+        return tracks
+    }
+
+    /// The `count` tracks seen in the most frames (ties: lower id first).
+    static func longest(_ tracks: Tracks, _ count: Int) -> Tracks {
+        guard tracks.count > count else { return tracks }
+        let kept = tracks.map { (id: $0.key, frames: Set($0.value.map(\.0)).count) }
+            .sorted { ($0.frames, $1.id) > ($1.frames, $0.id) }.prefix(count)
+        return Dictionary(uniqueKeysWithValues: kept.map { ($0.id, tracks[$0.id] ?? []) })
+    }
+
+    /// Integrates the IMU over the window with gyro bias `gyroBias` (rad/s, body), without gravity.
+    func integrate(frames: [WindowFrame], buffer: ImuBuffer, gyroBias: Vec3) -> Increments {
+        let integrator = ImuPropagator(noise: noise, gravity_W: .zero)
+        var s = ImuState(t_ns: frames[0].t_ns, gyroBias_B: gyroBias)
+        var rot: [SO3] = [], alpha: [Vec3] = [], dt: [Double] = []
+        for f in frames {
+            integrator.propagateMean(&s, to: f.t_ns, buffer: buffer)
+            rot.append(s.R_W_B); alpha.append(s.p_W); dt.append(Double(f.t_ns - frames[0].t_ns) * 1e-9)
+        }
+        return Increments(rot: rot, alpha: alpha, dt: dt, last: s)
+    }
+
+    /// The gyro bias that makes the window's tracks most consistent with the IMU, by Gauss-Newton from `prior`
+    /// (the caller passes the `gyroBiasTracks` longest tracks: enough to fix three numbers, and it bounds the cost).
+    ///
+    /// A gyro-bias error rotates every increment (a 0.05 rad/s error turns the last frame of a 1.5 s window by
+    /// 4°), and the alignment then absorbs it into velocity, gravity and scale. So the bias is estimated first:
+    /// the cost is the alignment's own least-squares residual with the points and `(v0, g)` eliminated
+    /// (variable projection), its Jacobian in the bias taken by finite differences. Each observation's rows keep
+    /// the 1/depth weights of the iteration's start, so the residual vector has a fixed layout. The prior
+    /// `N(prior, initialGyroBiasStd²)` enters as three more rows (a MAP estimate: a window with little rotation
+    /// leaves the bias near its prior). A step is kept only when it lowers the cost; the result falls back to
+    /// `prior` (with `initialGyroBiasStd`) when no step helps or the estimate moves more than `maxGyroBias`. Its
+    /// 1-σ comes from the Gauss-Newton normal matrix with the noise model of `(v0, g)` below (at least
+    /// `minGyroBiasStd`). The bias is taken as constant over the window.
+    func refineGyroBias(frames: [WindowFrame], buffer: ImuBuffer, tracks: Tracks, prior: Vec3) -> (value: Vec3, std: Double) {
+        let fallback = (value: prior, std: configuration.initialGyroBiasStd)
+        let sigma = configuration.pixelNoiseStd / cameras[0].model.intrinsics.fx
+        var bias = prior
+        var std = fallback.std
+        var improved = false
+        for _ in 0..<configuration.gyroBiasIterations {
+            let inc = integrate(frames: frames, buffer: buffer, gyroBias: bias)
+            guard let (S0, rhs0, used0) = accumulate(tracks: tracks, rot: inc.rot, alpha: inc.alpha, dt: inc.dt, weights: nil),
+                  used0 >= 15, let x0 = solve6(S0, rhs0) else { break }
+            let weights = depthWeights(tracks: tracks, rot: inc.rot, alpha: inc.alpha, dt: inc.dt, x: x0)
+            guard let r0 = projectedResiduals(tracks: tracks, increments: inc, weights: weights) else { break }
+            let h = 1e-4
+            var columns: [[Double]] = []
+            for axis in 0..<3 {
+                let e = Vec3(axis == 0 ? h : 0, axis == 1 ? h : 0, axis == 2 ? h : 0)
+                let incH = integrate(frames: frames, buffer: buffer, gyroBias: bias + e)
+                guard let rh = projectedResiduals(tracks: tracks, increments: incH, weights: weights), rh.count == r0.count
+                else { return improved ? (bias, std) : fallback }
+                columns.append(zip(rh, r0).map { ($0 - $1) / h })
+            }
+            // The prior N(prior, σ_p²) as three more rows, in the residuals' units (noise 2σ, κ = 4 below).
+            let lambda = 4 * sigma * sigma / (configuration.initialGyroBiasStd * configuration.initialGyroBiasStd)
+            func cost(_ r: [Double], _ b: Vec3) -> Double { Self.squaredNorm(r) + lambda * (b - prior).squaredNorm }
+            var JtJ = Mat3(diagonal: Vec3(repeating: lambda)), Jtr = lambda * (bias - prior)
+            for i in 0..<r0.count {
+                let row = Vec3(columns[0][i], columns[1][i], columns[2][i])
+                JtJ = JtJ + Mat3.outer(row, row)
+                Jtr += r0[i] * row
+            }
+            let cov = JtJ.inverse
+            let step = -(cov * Jtr)
+            let candidate = bias + step
+            // Keep the step only if it lowers the cost (same weights).
+            let incC = integrate(frames: frames, buffer: buffer, gyroBias: candidate)
+            guard let rc = projectedResiduals(tracks: tracks, increments: incC, weights: weights), rc.count == r0.count,
+                  cost(rc, candidate) < cost(r0, bias) else { break }
+            bias = candidate
+            improved = true
+            // Posterior 4σ² (JᵀJ + λI)⁻¹; the largest axis.
+            std = max((4 * sigma * sigma * max(cov[0, 0], cov[1, 1], cov[2, 2])).squareRoot(), configuration.minGyroBiasStd)
+            if step.norm < 0.25 * std { break } // well inside its own uncertainty
+        }
+        guard improved, (bias - prior).norm <= configuration.maxGyroBias else { return fallback }
+        return (bias, std)
+    }
+
+    /// Σ vᵢ².
+    static func squaredNorm(_ v: [Double]) -> Double { v.reduce(0) { $0 + $1 * $1 } }
+
+    /// 1/depth weights of every observation from the solution `x = (v0, g)`; a track whose point cannot be
+    /// placed gets none (and is then left out), an observation behind its camera gets 0.
+    func depthWeights(tracks: Tracks, rot: [SO3], alpha: [Vec3], dt: [Double], x: [Double]) -> [Int: [Double]] {
+        var out: [Int: [Double]] = [:]
+        let v0 = Vec3(x[0], x[1], x[2]), g = Vec3(x[3], x[4], x[5])
+        for (id, obs) in tracks where Set(obs.map(\.0)).count >= 3 {
+            guard let p_f = point(obs: obs, rot: rot, alpha: alpha, dt: dt, x: x) else { continue }
+            out[id] = obs.map { k, c, _ in
+                let ext = cameras[c].T_B_C
+                let p_Ck = alpha[k] + rot[k].act(ext.translation) + dt[k] * v0 + 0.5 * dt[k] * dt[k] * g
+                let z = (rot[k] * ext.rotation).inverse.act(p_f - p_Ck).z
+                return z > configuration.minDepth ? 1 / z : 0
+            }
+        }
+        return out
+    }
+
+    /// One weighted row `a·p_f + b·(v0, g) = y` of a track, with `b = (−t·a, −½t²·a)` (see the type's comment).
+    struct Row {
+        var a: Vec3, t: Double, y: Double
+        /// `b·x` for `x = (v0, g)`.
+        func bx(_ x: [Double]) -> Double {
+            -t * (a.x * x[0] + a.y * x[1] + a.z * x[2]) - 0.5 * t * t * (a.x * x[3] + a.y * x[4] + a.z * x[5])
+        }
+    }
+
+    /// The weighted rows of one track, two per observation (one per image coordinate).
+    func rows(_ obs: [(Int, Int, Vec2)], weights: [Double]?, rot: [SO3], alpha: [Vec3], dt: [Double]) -> [Row] {
+        var out: [Row] = []
+        out.reserveCapacity(2 * obs.count)
+        for (m, (k, c, n)) in obs.enumerated() {
+            let w = weights?[m] ?? 1
+            guard w > 0 else { continue }
+            let ext = cameras[c].T_B_C
+            let RC = (rot[k] * ext.rotation).matrix
+            let ck = alpha[k] + rot[k].act(ext.translation)
+            // The rows e·R_Ckᵀ as vectors, weighted: e₁ = (1, 0, −u), e₂ = (0, 1, −v).
+            let a1 = w * (RC * Vec3(1, 0, -n.x)), a2 = w * (RC * Vec3(0, 1, -n.y))
+            out.append(Row(a: a1, t: dt[k], y: a1.dot(ck)))
+            out.append(Row(a: a2, t: dt[k], y: a2.dot(ck)))
+        }
+        return out
+    }
+
+    /// The tracks used by the alignment, in a fixed order: those seen in ≥ 3 frames (and, with `weights`,
+    /// those that have weights).
+    func usableTracks(_ tracks: Tracks, weights: [Int: [Double]]?) -> [Int] {
+        tracks.keys.sorted().filter { id in
+            guard let obs = tracks[id], Set(obs.map(\.0)).count >= 3 else { return false }
+            return weights == nil || weights?[id] != nil
+        }
+    }
+
+    /// Normal equations (Schur-reduced to `(v0, g)`) of all tracks, each observation's rows weighted by
+    /// `weights` (all 1 when `nil`). Returns `(S, rhs, tracks used)`.
+    func accumulate(tracks: Tracks, rot: [SO3], alpha: [Vec3], dt: [Double], weights: [Int: [Double]]?) -> ([Double], [Double], Int)? {
         var S = [Double](repeating: 0, count: 36), rhs = [Double](repeating: 0, count: 6)
         var used = 0
-        for id in tracks.keys.sorted() {
-            guard let obs = tracks[id], Set(obs.map(\.0)).count >= 3 else { continue }
-            var AtA = Mat3.zero, Atb = Vec3.zero
-            var AtB = [Vec3](repeating: .zero, count: 6) // columns of the 3×6 block
-            var BtB = [Double](repeating: 0, count: 36), Btb = [Double](repeating: 0, count: 6)
-            var weights = [Double](repeating: 1, count: obs.count)
-            if let x = previous {
-                guard let p_f = point(obs: obs, rot: rot, alpha: alpha, dt: dt, x: x) else { continue }
-                for (m, (k, c, _)) in obs.enumerated() {
-                    let ext = cameras[c].T_B_C
-                    let v0 = Vec3(x[0], x[1], x[2]), g = Vec3(x[3], x[4], x[5])
-                    let p_Ck = alpha[k] + rot[k].act(ext.translation) + dt[k] * v0 + 0.5 * dt[k] * dt[k] * g
-                    let z = (rot[k] * ext.rotation).inverse.act(p_f - p_Ck).z
-                    guard z > configuration.minDepth else { weights[m] = 0; continue }
-                    weights[m] = 1 / z
-                }
+        for id in usableTracks(tracks, weights: weights) {
+            guard let obs = tracks[id] else { continue }
+            // Moments of the rows: with b = (−t·a, −½t²·a), AᵀB, BᵀB and Bᵀy are sums of tᵏ·a·aᵀ and tᵏ·y·a.
+            var m = (Mat3.zero, Mat3.zero, Mat3.zero, Mat3.zero, Mat3.zero), v = (Vec3.zero, Vec3.zero, Vec3.zero)
+            for row in rows(obs, weights: weights?[id], rot: rot, alpha: alpha, dt: dt) {
+                let aa = Mat3.outer(row.a, row.a), t = row.t, t2 = t * t
+                m.0 = m.0 + aa; m.1 = m.1 + t * aa; m.2 = m.2 + t2 * aa; m.3 = m.3 + (t2 * t) * aa; m.4 = m.4 + (t2 * t2) * aa
+                v.0 += row.y * row.a; v.1 += (t * row.y) * row.a; v.2 += (t2 * row.y) * row.a
             }
-            for (m, (k, c, n)) in obs.enumerated() where weights[m] > 0 {
-                let ext = cameras[c].T_B_C
-                let RC = (rot[k] * ext.rotation).matrix
-                let ck = alpha[k] + rot[k].act(ext.translation)
-                let t = dt[k], w = weights[m]
-                for e in [Vec3(1, 0, -n.x), Vec3(0, 1, -n.y)] {
-                    let a = w * (RC * e) // the row e·R_Ckᵀ as a vector, weighted
-                    var b = [Double](repeating: 0, count: 6)
-                    for j in 0..<3 { b[j] = -t * a[j]; b[3 + j] = -0.5 * t * t * a[j] }
-                    let y = a.dot(ck)
-                    AtA = AtA + Mat3.outer(a, a)
-                    Atb = Atb + y * a
-                    for j in 0..<6 {
-                        AtB[j] = AtB[j] + b[j] * a
-                        Btb[j] += b[j] * y
-                        for i in 0..<6 { BtB[i * 6 + j] += b[i] * b[j] }
-                    }
-                }
-            }
+            let M = [m.0, m.1, m.2, m.3, m.4], V = [v.0, v.1, v.2]
+            let AtA = M[0], Atb = V[0]
+            // Columns of AᵀB (3×6) and the blocks of BᵀB (6×6) and Bᵀy.
+            let AtBv = -1 * M[1], AtBg = -0.5 * M[2]
+            let AtB = (0..<3).map { AtBv.column($0) } + (0..<3).map { AtBg.column($0) }
+            let Bvv = M[2], Bvg = 0.5 * M[3], Bgg = 0.25 * M[4]
+            var BtB = [Double](repeating: 0, count: 36)
+            for i in 0..<3 { for j in 0..<3 {
+                BtB[i * 6 + j] = Bvv[i, j]; BtB[i * 6 + j + 3] = Bvg[i, j]
+                BtB[(i + 3) * 6 + j] = Bvg[j, i]; BtB[(i + 3) * 6 + j + 3] = Bgg[i, j]
+            } }
+            let Btbv = -1 * V[1], Btbg = -0.5 * V[2]
+            let Btb = [Btbv.x, Btbv.y, Btbv.z, Btbg.x, Btbg.y, Btbg.z]
             guard abs(AtA.determinant) > 1e-18 * pow(AtA.trace, 3) else { continue }
             let inv = AtA.inverse
             // Schur complement: S += BtB − AtBᵀ AtA⁻¹ AtB, rhs += Btb − AtBᵀ AtA⁻¹ Atb.
@@ -170,6 +308,31 @@ struct DynamicInitializer {
             used += 1
         }
         return (S, rhs, used)
+    }
+
+    /// The alignment's residual vector at its optimum (points and `(v0, g)` solved) for these increments and
+    /// fixed `weights`; tracks whose point is degenerate contribute zeros, so the layout depends on the weights
+    /// only. `nil` when the system cannot be solved.
+    func projectedResiduals(tracks: Tracks, increments inc: Increments, weights: [Int: [Double]]) -> [Double]? {
+        guard let (S, rhs, _) = accumulate(tracks: tracks, rot: inc.rot, alpha: inc.alpha, dt: inc.dt, weights: weights),
+              let x = solve6(S, rhs) else { return nil }
+        var r: [Double] = []
+        for id in usableTracks(tracks, weights: weights) {
+            guard let obs = tracks[id] else { continue }
+            let rs = rows(obs, weights: weights[id], rot: inc.rot, alpha: inc.alpha, dt: inc.dt)
+            var AtA = Mat3.zero, rhsP = Vec3.zero
+            for row in rs {
+                AtA = AtA + Mat3.outer(row.a, row.a)
+                rhsP += (row.y - row.bx(x)) * row.a
+            }
+            guard abs(AtA.determinant) > 1e-18 * pow(AtA.trace, 3) else {
+                r += [Double](repeating: 0, count: rs.count)
+                continue
+            }
+            let p = AtA.inverse * rhsP
+            for row in rs { r.append(row.a.dot(p) + row.bx(x) - row.y) }
+        }
+        return r
     }
 
     /// The least-squares point of one track given `(v0, g)`.

@@ -41,6 +41,18 @@ public struct EstimatorConfiguration: Equatable, Sendable {
     public var dynamicInitialization: Bool = true
     /// Length of the window of frames the dynamic initialiser aligns, seconds.
     public var dynamicWindow: Double = 1.5
+    /// Gauss-Newton iterations of the dynamic initialiser's gyro-bias estimate (0 turns it off: the prior bias is
+    /// used as it is).
+    public var gyroBiasIterations: Int = 5
+    /// The gyro-bias estimate uses at most this many tracks of the window (those seen in the most frames).
+    public var gyroBiasTracks: Int = 150
+    /// An estimated gyro bias farther than this from the prior is not trusted (the prior is kept), rad/s.
+    public var maxGyroBias: Double = 0.5
+    /// Lower bound of the 1-σ given to an estimated gyro bias, rad/s.
+    public var minGyroBiasStd: Double = 0.002
+    /// Prior 1-σ of the gyro bias at dynamic initialisation, rad/s: the prior of its estimate, and the bias's
+    /// 1-σ when it is not estimated. Uncalibrated MEMS gyros: up to several °/s (0.05 rad/s ≈ 2.9 °/s).
+    public var initialGyroBiasStd: Double = 0.05
     /// Prior 1-σ of the accelerometer bias at initialisation, m/s² (MEMS datasheets: 0.05–0.2).
     public var initialAccelBiasStd: Double = 0.1
     /// Prior 1-σ of the velocity at static initialisation, m/s.
