@@ -7,8 +7,8 @@ import Sensors
 ///
 /// Method (a linear closed form in the spirit of Martinelli 2014 / Kaiser et al. 2017): relative
 /// rotations `R_B0_Bk` and gravity-free position increments `α_k` come from integrating the IMU over
-/// the window with the gyro bias estimated first (`refineGyroBias`). In the first body frame B0, the body position at frame k is
-/// `p_k = v0·t_k + ½·g·t_k² + α_k`, so every observation `(u, v)` of a feature at `p_f` gives two
+/// the window with the gyro bias estimated first (`refineGyroBias`). In the first body frame B0, the
+/// body position at frame k is `p_k = v0·t_k + ½·g·t_k² + α_k`, so every observation `(u, v)` of a feature at `p_f` gives two
 /// equations linear in `(p_f, v0, g)`: `e_i · R_Ckᵀ (p_f − p_Ck) = 0`, `e_1 = (1, 0, −u)`,
 /// `e_2 = (0, 1, −v)`. The points are eliminated per feature (Schur complement), leaving a 6×6 system
 /// for the velocity `v0` and gravity `g` (in B0). The solution is accepted when gravity has the
@@ -283,18 +283,17 @@ struct DynamicInitializer {
                 m.0 = m.0 + aa; m.1 = m.1 + t * aa; m.2 = m.2 + t2 * aa; m.3 = m.3 + (t2 * t) * aa; m.4 = m.4 + (t2 * t2) * aa
                 v.0 += row.y * row.a; v.1 += (t * row.y) * row.a; v.2 += (t2 * row.y) * row.a
             }
-            let M = [m.0, m.1, m.2, m.3, m.4], V = [v.0, v.1, v.2]
-            let AtA = M[0], Atb = V[0]
+            let AtA = m.0, Atb = v.0
             // Columns of AᵀB (3×6) and the blocks of BᵀB (6×6) and Bᵀy.
-            let AtBv = -1 * M[1], AtBg = -0.5 * M[2]
+            let AtBv = -1 * m.1, AtBg = -0.5 * m.2
             let AtB = (0..<3).map { AtBv.column($0) } + (0..<3).map { AtBg.column($0) }
-            let Bvv = M[2], Bvg = 0.5 * M[3], Bgg = 0.25 * M[4]
+            let Bvv = m.2, Bvg = 0.5 * m.3, Bgg = 0.25 * m.4
             var BtB = [Double](repeating: 0, count: 36)
             for i in 0..<3 { for j in 0..<3 {
                 BtB[i * 6 + j] = Bvv[i, j]; BtB[i * 6 + j + 3] = Bvg[i, j]
                 BtB[(i + 3) * 6 + j] = Bvg[j, i]; BtB[(i + 3) * 6 + j + 3] = Bgg[i, j]
             } }
-            let Btbv = -1 * V[1], Btbg = -0.5 * V[2]
+            let Btbv = -1 * v.1, Btbg = -0.5 * v.2
             let Btb = [Btbv.x, Btbv.y, Btbv.z, Btbg.x, Btbg.y, Btbg.z]
             guard abs(AtA.determinant) > 1e-18 * pow(AtA.trace, 3) else { continue }
             let inv = AtA.inverse
