@@ -7,16 +7,24 @@ import Testing
 @Suite struct GrayPNGDecoderTests {
     /// 8-bit images with every PNG filter type (None, Sub, Up, Average, Paeth) decode to the pixels written,
     /// exactly as OpenCV decodes them.
+    /// Encodes `samples` once per filter list (the row filters cycle through it) and expects our decoder to give
+    /// `expected`, and the same pixels as OpenCV's decoder.
+    func expectEveryFilterDecodes(_ samples: [UInt16], width: Int, height: Int, bitDepth: UInt8, to expected: GrayImage,
+                                  filters: [[UInt8]]) throws {
+        for f in filters {
+            let png = PNGWriter.gray(width: width, height: height, samples: samples, bitDepth: bitDepth, filters: f)
+            let fast = try ImageCodec.decodeGray(data: png)
+            #expect(fast == expected, "filters \(f)")
+            #expect(fast == (try ImageCodec.decodeGrayWithOpenCV(data: png)), "filters \(f)")
+        }
+    }
+
     @Test func eightBitEveryFilterMatchesOpenCV() throws {
         let (w, h) = (53, 37)
         let values = SyntheticImages.quantise(SyntheticImages.texture(width: w, height: h, seed: 11), width: w, height: h)
         let samples = values.pixels.map { UInt16($0) }
-        for filters in [[UInt8(0)], [1], [2], [3], [4], [0, 1, 2, 3, 4]] {
-            let png = PNGWriter.gray(width: w, height: h, samples: samples, bitDepth: 8, filters: filters)
-            let fast = try ImageCodec.decodeGray(data: png)
-            #expect(fast == values, "filters \(filters)")
-            #expect(fast == (try ImageCodec.decodeGrayWithOpenCV(data: png)), "filters \(filters)")
-        }
+        try expectEveryFilterDecodes(samples, width: w, height: h, bitDepth: 8, to: values,
+                                     filters: [[0], [1], [2], [3], [4], [0, 1, 2, 3, 4]])
     }
 
     /// 16-bit images (TUM-VI's format) decode to the high byte of each sample, as OpenCV's libpng path
@@ -27,12 +35,8 @@ import Testing
         let samples = (0..<(w * h)).map { _ in UInt16(truncatingIfNeeded: rng.next() >> 20) }
         let expected = GrayImage(width: w, height: h, pixels: samples.map { UInt8($0 >> 8) })
         #expect(samples.contains { $0 & 0xFF >= 128 })
-        for filters in [[UInt8(0)], [1], [2], [3], [4], [4, 3, 2, 1, 0]] {
-            let png = PNGWriter.gray(width: w, height: h, samples: samples, bitDepth: 16, filters: filters)
-            let fast = try ImageCodec.decodeGray(data: png)
-            #expect(fast == expected, "filters \(filters)")
-            #expect(fast == (try ImageCodec.decodeGrayWithOpenCV(data: png)), "filters \(filters)")
-        }
+        try expectEveryFilterDecodes(samples, width: w, height: h, bitDepth: 16, to: expected,
+                                     filters: [[0], [1], [2], [3], [4], [4, 3, 2, 1, 0]])
     }
 
     /// OpenCV-encoded (compressed) PNGs and real camera frames (EuRoC, written by another encoder with

@@ -11,6 +11,11 @@ struct RunCommandTests {
         try SimSequenceCache.dataset("cli-room-6s-376x240") { SimDatasets.smallConfig(seconds: 6, seed: 5, width: 376, height: 240) }
     }
 
+    /// Runs the built `worldtrack` with `arguments`, allowing up to 300 s.
+    static func worldtrack(_ arguments: [String]) throws -> ProcessRunner.Result {
+        try ProcessRunner.run(try ProcessRunner.product("worldtrack"), arguments, timeout: 300)
+    }
+
     static func jsonLines(_ text: String) -> [[String: Any]] {
         text.split(separator: "\n").map { line in
             (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any] ?? ["unparsable": String(line)]
@@ -20,7 +25,7 @@ struct RunCommandTests {
     @Test("the stream is one JSON record per line with type, t_ns and schema; one frame record per image, in time order")
     func streamRecords() throws {
         let path = try Self.dataset()
-        let run = try ProcessRunner.run(try ProcessRunner.product("worldtrack"), ["run", path, "--quiet"], timeout: 300)
+        let run = try Self.worldtrack(["run", path, "--quiet"])
         #expect(run.status == 0, "\(run.stderr)")
         let records = Self.jsonLines(run.stdout)
         #expect(records.allSatisfy { $0["type"] is String && $0["t_ns"] is Int && ($0["schema"] as? String) == "worldtrack.stream/1" })
@@ -39,15 +44,13 @@ struct RunCommandTests {
         let path = try Self.dataset()
         let dir = try TemporaryDirectory()
         let tum = dir.path + "/est.tum"
-        let first = try ProcessRunner.run(try ProcessRunner.product("worldtrack"),
-                                          ["run", path, "--no-stream", "--quiet", "--trajectory", tum], timeout: 300)
+        let first = try Self.worldtrack(["run", path, "--no-stream", "--quiet", "--trajectory", tum])
         #expect(first.status == 0, "\(first.stderr)")
         let written = try String(contentsOfFile: tum, encoding: .utf8)
         let rows = written.split(separator: "\n").filter { !$0.hasPrefix("#") }
         #expect(rows.count >= 80 && rows.allSatisfy { $0.split(separator: " ").count == 8 })
 
-        let again = try ProcessRunner.run(try ProcessRunner.product("worldtrack"),
-                                          ["run", path, "--no-stream", "--quiet", "--trajectory", tum], timeout: 300)
+        let again = try Self.worldtrack(["run", path, "--no-stream", "--quiet", "--trajectory", tum])
         #expect(again.status == 2)
         #expect(again.stderr.contains(tum) && again.stderr.contains("--force"))
         #expect(try String(contentsOfFile: tum, encoding: .utf8) == written)
@@ -58,15 +61,13 @@ struct RunCommandTests {
         let path = try Self.dataset()
         let dir = try TemporaryDirectory()
         let out = dir.path + "/piped.jsonl"
-        let run = try ProcessRunner.run(try ProcessRunner.product("worldtrack"),
-                                        ["run", path, "--quiet", "--seconds", "1", "--pipe", "cat > '\(out)'"], timeout: 300)
+        let run = try Self.worldtrack(["run", path, "--quiet", "--seconds", "1", "--pipe", "cat > '\(out)'"])
         #expect(run.status == 0, "\(run.stderr)")
         #expect(run.stdout.isEmpty)
         let records = Self.jsonLines(try String(contentsOfFile: out, encoding: .utf8))
         #expect(records.filter { ($0["type"] as? String) == "frame" }.count == 21)
         // A failing consumer program is reported, not ignored.
-        let failing = try ProcessRunner.run(try ProcessRunner.product("worldtrack"),
-                                            ["run", path, "--quiet", "--seconds", "1", "--pipe", "cat > /dev/null; exit 3"], timeout: 300)
+        let failing = try Self.worldtrack(["run", path, "--quiet", "--seconds", "1", "--pipe", "cat > /dev/null; exit 3"])
         #expect(failing.status == 1 && failing.stderr.contains("status 3"))
     }
 
