@@ -52,13 +52,18 @@ public struct RecordingSimulationConfig: Sendable {
 
 /// How rendered images are checked for texture: FAST corners (OpenCV, threshold `fastThreshold`) counted over
 /// the image and over a 4 × 4 grid of cells. An image is textured when it has at least `minimumCorners`
-/// corners and at least `minimumCells` of the 16 cells hold 3 or more.
+/// corners per 752 × 480 pixels (scaled by its area; 100 at EuRoC's size) and at least `minimumCells` of the
+/// 16 cells hold 3 or more.
 public struct TextureCheckOptions: Equatable, Sendable, Codable {
     public var fastThreshold: Int
     public var minimumCorners: Int
     public var minimumCells: Int
     public init(fastThreshold: Int = 20, minimumCorners: Int = 100, minimumCells: Int = 8) {
         self.fastThreshold = fastThreshold; self.minimumCorners = minimumCorners; self.minimumCells = minimumCells
+    }
+    /// The corner minimum for an image of `width` × `height` pixels.
+    public func minimumCorners(width: Int, height: Int) -> Int {
+        max(1, Int((Double(minimumCorners) * Double(width * height) / Double(752 * 480)).rounded(.up)))
     }
 }
 
@@ -68,6 +73,8 @@ public struct TextureCheckResult: Equatable, Sendable, Codable {
     public var options: TextureCheckOptions
     /// Images checked and images that passed.
     public var images: Int, texturedImages: Int
+    /// The corner minimum applied (scaled to the image size).
+    public var minimumCornersApplied: Int
     /// `texturedImages / images`.
     public var fractionTextured: Double
     /// Fewest, median and most FAST corners in one image.
@@ -287,13 +294,14 @@ public enum RecordingDatasetWriter {
 final class TextureTally: @unchecked Sendable {
     private let lock = NSLock()
     private let options: TextureCheckOptions
-    private var corners: [Int], cells: [Int]
+    private var corners: [Int], cells: [Int], minimum: [Int]
     private let cameras: Int
 
     init(options: TextureCheckOptions, cameras: Int, frames: Int) {
         self.options = options; self.cameras = cameras
         corners = Array(repeating: 0, count: cameras * frames)
         cells = Array(repeating: 0, count: cameras * frames)
+        minimum = Array(repeating: 0, count: cameras * frames)
     }
 
     func add(frame: Int, camera: Int, image: GrayImage) {
@@ -307,16 +315,17 @@ final class TextureTally: @unchecked Sendable {
         lock.lock()
         corners[frame * cameras + camera] = found.count
         cells[frame * cameras + camera] = grid.filter { $0 >= 3 }.count
+        minimum[frame * cameras + camera] = options.minimumCorners(width: image.width, height: image.height)
         lock.unlock()
     }
 
     func result(stamps: [TimestampNs], names: [String]) -> TextureCheckResult {
         lock.lock(); defer { lock.unlock() }
         let n = corners.count
-        let ok = (0..<n).filter { corners[$0] >= options.minimumCorners && cells[$0] >= options.minimumCells }.count
+        let ok = (0..<n).filter { corners[$0] >= minimum[$0] && cells[$0] >= options.minimumCells }.count
         let sorted = corners.sorted()
         let worst = corners.indices.min { corners[$0] < corners[$1] } ?? 0
-        return TextureCheckResult(options: options, images: n, texturedImages: ok, fractionTextured: n > 0 ? Double(ok) / Double(n) : 0,
+        return TextureCheckResult(options: options, images: n, texturedImages: ok, minimumCornersApplied: minimum.max() ?? 0, fractionTextured: n > 0 ? Double(ok) / Double(n) : 0,
                                   minCorners: sorted.first ?? 0, medianCorners: sorted.isEmpty ? 0 : sorted[sorted.count / 2],
                                   maxCorners: sorted.last ?? 0, minCells: cells.min() ?? 0,
                                   worstStampNs: stamps.isEmpty ? 0 : stamps[worst / cameras], worstCamera: names.isEmpty ? "" : names[worst % cameras])

@@ -177,7 +177,13 @@ public enum SceneFitting {
             Item(name: "planter1", size: Vec2(1, 1), height: 0.6, table: nil),
             Item(name: "planter2", size: Vec2(1, 1), height: 0.6, table: nil),
         ]
-        let points = decimate(footprint_W.isEmpty ? cameraPositions_W : footprint_W, cell: 0.05)
+        // Placement tests the footprint decimated to a 5 cm grid (one point per cell), so it keeps the cell's
+        // half-diagonal more than the clearance; reported clearances use every point.
+        let cell = 0.05
+        let allPoints = (footprint_W.isEmpty ? cameraPositions_W : footprint_W).map { Vec2($0.x, $0.y) }
+        let points = decimate(footprint_W.isEmpty ? cameraPositions_W : footprint_W, cell: cell)
+        var placing = o
+        placing.furnitureClearance += cell * 0.5.squareRoot()
         let half = Vec2((bHi.x - bLo.x) / 2, (bHi.y - bLo.y) / 2) + Vec2(repeating: o.wallMargin / 2)
         let bCentre = Vec2((bLo.x + bHi.x) / 2, (bLo.y + bHi.y) / 2)
         var placed: [(lo: Vec2, hi: Vec2)] = []
@@ -188,7 +194,7 @@ public enum SceneFitting {
             // Anchor: spread the pieces around the trajectory, halfway into the wall margin.
             let angle = 2 * Double.pi * (Double(i) + 0.5) / Double(items.count)
             let anchor = bCentre + Vec2(half.x * cos(angle), half.y * sin(angle))
-            guard let spot = place(item.size, anchor: anchor, within: (lo, hi), points: points, placed: placed, options: o) else {
+            guard let spot = place(item.size, anchor: anchor, within: (lo, hi), points: points, placed: placed, options: placing) else {
                 notPlaced.append(item.name)
                 continue
             }
@@ -203,13 +209,13 @@ public enum SceneFitting {
                 b.addMeasurement(name: "\(item.name).height", Vec3(corner.x, corner.y, floorZ), floor, corner, tops[item.name]!)
                 furniture.append(FittedFurniture(name: item.name, kind: "table", min: Vec3(spot.lo.x, spot.lo.y, floorZ),
                                                  max: Vec3(spot.hi.x, spot.hi.y, top), topHeight: top,
-                                                 clearance: clearance(spot, points)))
+                                                 clearance: clearance(spot, allPoints)))
             } else {
                 let ids = try b.addMeasuredBox(name: item.name, min_W: Vec3(spot.lo.x, spot.lo.y, floorZ), max_W: Vec3(spot.hi.x, spot.hi.y, top))
                 tops[item.name] = ids["top"]
                 furniture.append(FittedFurniture(name: item.name, kind: "box", min: Vec3(spot.lo.x, spot.lo.y, floorZ),
                                                  max: Vec3(spot.hi.x, spot.hi.y, top), topHeight: top,
-                                                 clearance: clearance(spot, points)))
+                                                 clearance: clearance(spot, allPoints)))
             }
         }
         if isRoom, let tableA = furniture.first(where: { $0.name == "tableA" }), let tableATop = tops["tableA"] {
@@ -222,7 +228,7 @@ public enum SceneFitting {
             let boxHi = Vec3(boxLo.x + boxSize.x, boxLo.y + boxSize.y, tableA.topHeight + 0.25)
             let ids = try b.addMeasuredBox(name: "boxA", min_W: boxLo, max_W: boxHi)
             furniture.append(FittedFurniture(name: "boxA", kind: "box", min: boxLo, max: boxHi, topHeight: boxHi.z,
-                                             clearance: clearance((Vec2(boxLo.x, boxLo.y), Vec2(boxHi.x, boxHi.y)), points)))
+                                             clearance: clearance((Vec2(boxLo.x, boxLo.y), Vec2(boxHi.x, boxHi.y)), allPoints)))
             if let boxTop = ids["top"] {
                 b.addMeasurement(name: "tableA.to.boxA.top", Vec3(tableA.min.x, tableA.min.y, tableA.topHeight), tableATop,
                                  Vec3((boxLo.x + boxHi.x) / 2, (boxLo.y + boxHi.y) / 2, boxHi.z), boxTop)

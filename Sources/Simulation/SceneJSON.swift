@@ -67,7 +67,16 @@ struct SceneDocument: Codable {
     var surfaces: [Surface]
     var measurements: [Measurement]?
     var simulation: SimulationInfo?
-    var recording: RecordingInfo?
+    var recording: LenientRecordingInfo?
+}
+
+/// The `recording` section, read leniently: a section this version cannot decode (written by another
+/// version) is ignored rather than making the whole scene unreadable.
+struct LenientRecordingInfo: Codable {
+    var value: RecordingInfo?
+    init(_ value: RecordingInfo?) { self.value = value }
+    init(from decoder: Decoder) throws { value = try? RecordingInfo(from: decoder) }
+    func encode(to encoder: Encoder) throws { try value.encode(to: encoder) }
 }
 
 extension Scene {
@@ -84,7 +93,7 @@ extension Scene {
                 SceneDocument.Measurement(name: $0.name, a: $0.a_W, b: $0.b_W, surfaceA: $0.surfaceA,
                                           surfaceB: $0.surfaceB, distance: $0.distance)
             },
-            simulation: simulation, recording: recording)
+            simulation: simulation, recording: recording.map(LenientRecordingInfo.init))
         let enc = JSONEncoder()
         enc.outputFormatting = [.prettyPrinted, .sortedKeys]
         return try enc.encode(doc)

@@ -240,7 +240,7 @@ struct SimulateCommand: ParsableCommand {
             let summary = try RecordingDatasetWriter.write(config, to: out, force: force, progress: Self.progressPrinter(started))
             if let t = summary.info.textureCheck {
                 err.write(Data(String(format: "texture check: %d/%d images textured (≥ %d FAST corners, ≥ %d of 16 cells); corners per image min %d, median %d (fewest: %@ at %lld ns)\n",
-                                      t.texturedImages, t.images, t.options.minimumCorners, t.options.minimumCells,
+                                      t.texturedImages, t.images, t.minimumCornersApplied, t.options.minimumCells,
                                       t.minCorners, t.medianCorners, t.worstCamera, t.worstStampNs).utf8))
                 if t.texturedImages < t.images {
                     err.write(Data("simulate: warning: \(t.images - t.texturedImages) image(s) see little texture; see scene.json's recording.textureCheck\n".utf8))
