@@ -84,4 +84,29 @@ struct SimulateFromRecordingTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path) == ["notes.txt"])
         #expect(try String(contentsOfFile: mine, encoding: .utf8) == "mine")
     }
+
+    @Test("bench-suite: entries with the same simulate arguments share one from-recording dataset; an absent recording is skipped, not failed")
+    func benchSuiteFromRecording() throws {
+        let source = try Self.recording()
+        let dir = try TemporaryDirectory()
+        let manifest = dir.path + "/suite.json"
+        let sim = #"["--from-recording", "\#(source)", "--stereo", "--seconds", "2.5"]"#
+        try Data("""
+        {"entries": [{"name": "rec-mono", "simulate": \(sim)}, {"name": "rec-stereo", "stereo": true, "simulate": \(sim)},
+                     {"name": "gone", "simulate": ["--from-recording", "no-such-recording"]}]}
+        """.utf8).write(to: URL(fileURLWithPath: manifest))
+        let run = try ProcessRunner.run(try ProcessRunner.product("worldtrack"), ["bench-suite", manifest, "--jobs", "2", "--out", dir.path + "/out"], timeout: 300)
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path + "/out/datasets") == ["rec-mono"])
+        let results = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: dir.path + "/out/results.json"))) as? [String: Any]
+        let entries = try #require(results?["entries"] as? [[String: Any]])
+        let byName = Dictionary(uniqueKeysWithValues: entries.map { ($0["name"] as? String ?? "", $0) })
+        for name in ["rec-mono", "rec-stereo"] {
+            let ate = try #require(byName[name]?["ate_rmse_m"] as? Double, "\(name): \(byName[name] ?? [:])")
+            #expect(ate > 0 && ate < 0.2)
+        }
+        // The relative recording path was resolved against the manifest's folder, and the entry skipped.
+        #expect((byName["gone"]?["skipped"] as? String)?.contains(dir.path + "/no-such-recording") == true)
+        #expect(run.stdout.contains("| gone | mono | posyaw |") && run.stdout.contains("skipped"))
+    }
 }
