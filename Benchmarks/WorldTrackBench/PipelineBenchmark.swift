@@ -84,15 +84,17 @@ enum ProcessMemory {
 
 /// Runs the pipeline on one dataset: a warm-up run, then timed repeats.
 enum PipelineBenchmark {
-    static func run(path: String, repeats: Int, warmupFrames: Int, log: (String) -> Void) throws -> DatasetFigures {
+    static func run(path: String, stereo: Bool = false, repeats: Int, warmupFrames: Int, log: (String) -> Void) throws -> DatasetFigures {
         let dataset = try ASLDataset(path: path)
         var options = PipelineOptions()
         options.profileWarmupFrames = warmupFrames
-        log("bench: \(path): warm-up run")
+        options.stereo = stereo
+        let label = stereo ? "\(path) (stereo)" : path
+        log("bench: \(label): warm-up run")
         _ = try TrackingPipeline(dataset: dataset, options: options).run()
         var runs: [PipelineSummary] = []
         for i in 1...repeats {
-            log("bench: \(path): timed run \(i)/\(repeats)")
+            log("bench: \(label): timed run \(i)/\(repeats)")
             runs.append(try TrackingPipeline(dataset: dataset, options: options).run())
         }
         func median(_ v: [Double]) -> Double {
@@ -109,7 +111,7 @@ enum PipelineBenchmark {
                                  p90_ms: median(totals.map(\.p90_ms)), max_ms: totals.map(\.max_ms).max() ?? .nan)
         let fps = median(totals.map { Double($0.count) / max($0.total_ms / 1000, 1e-9) })
         let rtf = median(runs.map { $0.datasetSeconds / max($0.wallSeconds, 1e-9) })
-        return DatasetFigures(dataset: path, frames: runs[0].frames, repeats: repeats, stages: stages, total: total,
+        return DatasetFigures(dataset: label, frames: runs[0].frames, repeats: repeats, stages: stages, total: total,
                               fps: fps, realTimeFactor: rtf, peakResidentMiB: ProcessMemory.peakResidentMiB())
     }
 }
@@ -169,5 +171,36 @@ enum MemoryGrowthCheck {
         let growth = (end - at2) / at2 * 100
         return MemoryGrowth(minutes: minutes, frames: frames, residentAtMinute2MiB: at2, residentAtEndMiB: end,
                             growthPercent: growth, passed: growth < 10, samples: samples)
+    }
+}
+
+/// The EuRoC V1_01 sequence re-rendered along its ground truth with its real IMU (`simulate --from-recording`,
+/// stereo, fitted room), cached next to the default dataset; `nil` (after a notice) when the recording is absent.
+enum RecordingBenchmarkDataset {
+    /// Folder name: recording, span and the simulator's output version, so a simulator change re-renders it.
+    static func name(seconds: Double?) -> String {
+        "v101-from-recording-stereo-\(seconds.map { String(format: "%.0fs", $0) } ?? "all")-sim\(SimulationModule.outputVersion)-rec1"
+    }
+
+    static func ensure(recording: String, seconds: Double?, log: @escaping (String) -> Void) throws -> String? {
+        let fm = FileManager.default
+        guard fm.fileExists(atPath: recording + "/mav0") else {
+            log("bench: \(recording) is absent; skipping the from-recording (real-IMU) V1_01 benchmark")
+            return nil
+        }
+        let cache = DefaultDataset.cacheDirectory()
+        let path = cache + "/" + name(seconds: seconds)
+        if fm.fileExists(atPath: path + "/mav0/cam0/data.csv") { return path }
+        try fm.createDirectory(atPath: cache, withIntermediateDirectories: true)
+        let staging = cache + "/.\(name(seconds: seconds)).partial-\(ProcessInfo.processInfo.processIdentifier)"
+        try? fm.removeItem(atPath: staging)
+        log("bench: rendering V1_01 along its ground truth (stereo, \(seconds.map { "\($0) s" } ?? "whole sequence"); cached) …")
+        let config = RecordingSimulationConfig(recording: try Recording(path: recording), stereo: true, seconds: seconds)
+        try RecordingDatasetWriter.write(config, to: staging) { done, total in
+            if done % 500 == 0 || done == total { log("bench: rendered \(done)/\(total) frames") }
+        }
+        if fm.fileExists(atPath: path) { try fm.removeItem(atPath: path) }
+        try fm.moveItem(atPath: staging, toPath: path)
+        return path
     }
 }

@@ -23,8 +23,11 @@ struct BenchCommand: ParsableCommand {
         each run's figure, max over all), the whole pipeline's frames per second, and the process's \
         peak resident memory.
 
-        Default datasets: the simulated room of `worldtrack run` (made and cached on first use) and \
-        ../shared/datasets/euroc-v101-micro when present. Build in release mode: debug figures mean nothing.
+        Default datasets: the simulated room of `worldtrack run` (made and cached on first use) and, when \
+        ../shared/datasets/euroc-v101-micro is present, that excerpt and the V1_01 sequence re-rendered \
+        along its ground truth with its real IMU (`simulate --from-recording`, fitted room; cached), \
+        tracked mono and stereo: --recording-seconds S of it (default 30; 0 = all 145 s). Build in \
+        release mode: debug figures mean nothing.
 
         --long-run simulates a 10-minute handheld sequence at 376×240 (cached) and checks that the \
         resident memory stops growing: growth between minute 2 and minute 10 must stay under 10 %.
@@ -51,30 +54,38 @@ struct BenchCommand: ParsableCommand {
     @Option(help: "Frames for the frontend-only benchmark (0 skips it).")
     var frontendFrames: Int = 300
 
+    @Option(help: "Seconds of the from-recording V1_01 sequence to benchmark (0 = the whole 145 s).")
+    var recordingSeconds: Double = 30
+
     func validate() throws {
         guard `repeat` >= 1 else { throw ValidationError("--repeat must be ≥ 1") }
+        guard recordingSeconds >= 0, recordingSeconds.isFinite else { throw ValidationError("--recording-seconds must be ≥ 0") }
         guard longRunMinutes >= 3 else { throw ValidationError("--long-run-minutes must be ≥ 3 (growth is measured from minute 2)") }
     }
 
     func run() throws {
         try OpenCVRuntime.setThreadCount(1)
         var report = BenchReport(machine: MachineInfo.current(), repeat: `repeat`, warmupFrames: warmupFrames)
-        var targets = datasets
+        var targets = datasets.map { (path: $0, stereo: false) }
         if targets.isEmpty {
             log("bench: preparing the default simulated dataset (cached after the first time) …")
-            targets.append(try DefaultDataset.ensure())
+            targets.append((try DefaultDataset.ensure(), false))
             let euroc = FileManager.default.currentDirectoryPath + "/../shared/datasets/euroc-v101-micro"
-            if FileManager.default.fileExists(atPath: euroc + "/mav0") { targets.append(euroc) } else {
+            if FileManager.default.fileExists(atPath: euroc + "/mav0") { targets.append((euroc, false)) } else {
                 log("bench: ../shared/datasets/euroc-v101-micro is absent; skipping the real-data benchmark")
             }
+            if let rendered = try RecordingBenchmarkDataset.ensure(recording: euroc, seconds: recordingSeconds > 0 ? recordingSeconds : nil, log: log) {
+                targets.append((rendered, false))
+                targets.append((rendered, true))
+            }
         }
-        for path in targets {
-            let result = try PipelineBenchmark.run(path: path, repeats: `repeat`, warmupFrames: warmupFrames, log: log)
+        for (path, stereo) in targets {
+            let result = try PipelineBenchmark.run(path: path, stereo: stereo, repeats: `repeat`, warmupFrames: warmupFrames, log: log)
             report.datasets.append(result)
             print(result.table())
             print("")
         }
-        if frontendFrames > 0, let first = targets.first {
+        if frontendFrames > 0, let first = targets.first?.path {
             print("frontend only, on \(first):")
             let f = runFrontendBenchmark(datasetPath: first, frames: frontendFrames)
             report.frontendOnly = FrontendFigures(dataset: first, description: f.description)

@@ -37,18 +37,8 @@ public enum DatasetWriter {
         }
         guard !config.rig.cameras.isEmpty else { throw SimulationError.badConfig("the rig has no camera") }
         let trajectory = try config.trajectory()
+        try prepareOutput(directory, force: force)
         let fm = FileManager.default
-        var isDir: ObjCBool = false
-        if fm.fileExists(atPath: directory, isDirectory: &isDir) {
-            guard isDir.boolValue else { throw SimulationError.outputNotEmpty(directory) }
-            let items = (try? fm.contentsOfDirectory(atPath: directory)) ?? []
-            if !items.isEmpty {
-                guard force else { throw SimulationError.outputNotEmpty(directory) }
-                for own in ["mav0", "scene.json"] where items.contains(own) {
-                    try? fm.removeItem(atPath: directory + "/" + own)
-                }
-            }
-        }
         let mav = directory + "/mav0"
         func mkdir(_ p: String) throws {
             do { try fm.createDirectory(atPath: p, withIntermediateDirectories: true) } catch {
@@ -107,14 +97,44 @@ public enum DatasetWriter {
             try write("#timestamp [ns],filename\n" + stamps.map { "\($0),\($0).png\n" }.joined(),
                       mav + "/\(cam.name)/data.csv")
         }
-        // Encode/write PNGs on a serial queue while the next frame renders (at most 2 frames in flight).
+        try renderFrames(stamps: stamps, times: stamps.map { config.trajectoryTime(ofImageStamped: $0) }, trajectory: trajectory,
+                         cameras: config.rig.cameras, synth: synth, maps: maps, sensorFolder: mav, progress: progress)
+        return SimulationSummary(directory: directory, framesPerCamera: stamps.count, imuSamples: imu.samples.count,
+                                 imageSeconds: Date().timeIntervalSince(start))
+    }
+
+    /// Refuses an output folder that exists and is not empty (or is a file) unless `force`; with `force`,
+    /// removes only a dataset's own `mav0/` and `scene.json` from it.
+    static func prepareOutput(_ directory: String, force: Bool) throws {
+        let fm = FileManager.default
+        var isDir: ObjCBool = false
+        if fm.fileExists(atPath: directory, isDirectory: &isDir) {
+            guard isDir.boolValue else { throw SimulationError.outputNotEmpty(directory) }
+            let items = (try? fm.contentsOfDirectory(atPath: directory)) ?? []
+            if !items.isEmpty {
+                guard force else { throw SimulationError.outputNotEmpty(directory) }
+                for own in ["mav0", "scene.json"] where items.contains(own) {
+                    try? fm.removeItem(atPath: directory + "/" + own)
+                }
+            }
+        }
+    }
+
+    /// Renders every camera's image at each time stamp and writes `SENSORFOLDER/<cam>/data/<t_ns>.png`.
+    /// Frame k of camera c shows `trajectory` at trajectory time `times[k]` through `cameras[c]`; PNGs are
+    /// encoded and written on a serial queue while the next frame renders (at most 2 images in flight).
+    /// `inspect` (called on that queue, in frame order) sees each image; `progress` gets (frames done, total).
+    static func renderFrames(stamps: [TimestampNs], times: [Double], trajectory: any Trajectory, cameras: [CameraCalibration],
+                             synth: ImageSynthesizer, maps: [BearingMap], sensorFolder mav: String,
+                             inspect: ((_ frame: Int, _ camera: Int, GrayImage) -> Void)? = nil,
+                             progress: ((Int, Int) -> Void)?) throws {
         let writer = DispatchQueue(label: "worldtrack.simulate.png")
         let inFlight = DispatchSemaphore(value: 2)
         let failure = FailureBox()
         for (k, t_ns) in stamps.enumerated() {
             if let e = failure.error { throw e }
-            let t = config.trajectoryTime(ofImageStamped: t_ns)
-            for (c, cam) in config.rig.cameras.enumerated() {
+            let t = times[k]
+            for (c, cam) in cameras.enumerated() {
                 let img = synth.image(trajectory: trajectory, t: t, T_B_C: cam.T_B_C, map: maps[c], frameIndex: k, cameraIndex: c)
                 let path = mav + "/\(cam.name)/data/\(t_ns).png"
                 inFlight.wait()
@@ -123,14 +143,13 @@ public enum DatasetWriter {
                     do { try ImageCodec.writePNG(img, to: path) } catch {
                         failure.set(SimulationError.writeFailed(path: path, reason: "\(error)"))
                     }
+                    inspect?(k, c, img)
                 }
             }
             progress?(k + 1, stamps.count)
         }
         writer.sync {}
         if let e = failure.error { throw e }
-        return SimulationSummary(directory: directory, framesPerCamera: stamps.count, imuSamples: imu.samples.count,
-                                 imageSeconds: Date().timeIntervalSince(start))
     }
 }
 

@@ -85,17 +85,18 @@ public struct SceneBuilder {
     }
 
     /// Adds a table: a slab (top, underside and four apron faces) of `thickness` metres whose top is at
-    /// `topHeight`, centred at `center` (x, y), `size` (x, y) metres, on four square legs `legWidth` wide.
-    /// Records measurement pairs for the top's length, width and diagonal. Returns the top's id.
+    /// `topHeight` (world z, metres), centred at `center` (x, y), `size` (x, y) metres, on four square legs
+    /// `legWidth` wide standing on the floor at `floorZ`. Records measurement pairs for the top's length,
+    /// width and diagonal. Returns the top's id.
     @discardableResult
     public mutating func addTable(name: String, center: Vec2, size: Vec2, topHeight: Double,
-                                  thickness: Double = 0.04, legWidth: Double = 0.05) throws -> Int {
+                                  thickness: Double = 0.04, legWidth: Double = 0.05, floorZ: Double = 0) throws -> Int {
         let lo = Vec3(center.x - size.x / 2, center.y - size.y / 2, topHeight - thickness)
         let hi = Vec3(center.x + size.x / 2, center.y + size.y / 2, topHeight)
         let ids = try addBox(name: name, min_W: lo, max_W: hi, topKind: .tableTop, sideKind: .tableSide, bottom: true)
         for (i, corner) in [Vec2(lo.x, lo.y), Vec2(hi.x - legWidth, lo.y), Vec2(hi.x - legWidth, hi.y - legWidth),
                             Vec2(lo.x, hi.y - legWidth)].enumerated() {
-            try addBox(name: "\(name).leg\(i)", min_W: Vec3(corner.x, corner.y, 0),
+            try addBox(name: "\(name).leg\(i)", min_W: Vec3(corner.x, corner.y, floorZ),
                        max_W: Vec3(corner.x + legWidth, corner.y + legWidth, lo.z), sideKind: .tableSide, top: false)
         }
         guard let top = ids["top"] else { throw SceneError.invalid("table '\(name)' has no top") }

@@ -40,7 +40,8 @@ public struct SimulationInfo: Equatable, Sendable, Codable {
 ///                     "surfaceA": 0, "surfaceB": 0, "distance": 6}],
 ///   "simulation": {"trajectory": "handheld", "seed": 1, ...} }
 /// ```
-/// `walkArea`, `orbitTarget`, `backgroundGray`, `offset`, `distance` and `simulation` are optional on input.
+/// `walkArea`, `orbitTarget`, `backgroundGray`, `offset`, `distance`, `simulation` and `recording` (written by
+/// `simulate --from-recording`, see `RecordingInfo`) are optional on input.
 struct SceneDocument: Codable {
     struct Surface: Codable {
         var id: Int
@@ -66,11 +67,22 @@ struct SceneDocument: Codable {
     var surfaces: [Surface]
     var measurements: [Measurement]?
     var simulation: SimulationInfo?
+    var recording: LenientRecordingInfo?
+}
+
+/// The `recording` section, read leniently: a section this version cannot decode (written by another
+/// version) is ignored rather than making the whole scene unreadable.
+struct LenientRecordingInfo: Codable {
+    var value: RecordingInfo?
+    init(_ value: RecordingInfo?) { self.value = value }
+    init(from decoder: Decoder) throws { value = try? RecordingInfo(from: decoder) }
+    func encode(to encoder: Encoder) throws { try value.encode(to: encoder) }
 }
 
 extension Scene {
-    /// The scene as pretty-printed JSON with sorted keys (deterministic bytes), optionally with run facts.
-    public func jsonData(simulation: SimulationInfo? = nil) throws -> Data {
+    /// The scene as pretty-printed JSON with sorted keys (deterministic bytes), optionally with run facts
+    /// and, for `simulate --from-recording`, the facts about the recording it followed.
+    public func jsonData(simulation: SimulationInfo? = nil, recording: RecordingInfo? = nil) throws -> Data {
         let doc = SceneDocument(
             name: name, backgroundGray: backgroundGray, walkArea: walkArea, orbitTarget: orbitTarget,
             surfaces: surfaces.map {
@@ -81,7 +93,7 @@ extension Scene {
                 SceneDocument.Measurement(name: $0.name, a: $0.a_W, b: $0.b_W, surfaceA: $0.surfaceA,
                                           surfaceB: $0.surfaceB, distance: $0.distance)
             },
-            simulation: simulation)
+            simulation: simulation, recording: recording.map(LenientRecordingInfo.init))
         let enc = JSONEncoder()
         enc.outputFormatting = [.prettyPrinted, .sortedKeys]
         return try enc.encode(doc)

@@ -22,6 +22,16 @@ struct BenchSuiteCommand: ParsableCommand {
         is written once into OUT/datasets/NAME and reused). Optional: "stereo" (bool), "seconds" \
         (number), "align" (posyaw | se3 | sim3 | none; default posyaw).
 
+        Entries with the same "simulate" arguments share one dataset (simulated once, named after the \
+        first of them), e.g. mono and stereo runs of one stereo simulation. In "simulate", the path after \
+        "--from-recording" (and a "--scene" .json file) is resolved against the manifest's folder like \
+        "dataset"; an entry whose recording is absent is skipped with a notice (status "skipped", not a \
+        failure), so a suite over shared recordings runs where they are missing:
+              { "name": "v101-rec-stereo", "stereo": true,
+                "simulate": ["--from-recording", "../../../shared/datasets/euroc-v101-micro", "--stereo"] }
+        (Benchmarks/suites/v101-from-recording.json: the EuRoC V1_01 sequence re-rendered along its \
+        ground truth with its real IMU, mono and stereo, whole and 30 s.)
+
         Every entry runs `worldtrack run` in its own process (--jobs at a time) and is evaluated \
         against its ground truth. Results: OUT/results.json and OUT/results.md (ATE per sequence, \
         mean, time per frame); with --shard I/N the files are named results-shard-I-of-N.*.
@@ -73,11 +83,16 @@ struct BenchSuiteCommand: ParsableCommand {
         let results = ResultBox(count: mine.count)
         let queue = OperationQueue()
         queue.maxConcurrentOperationCount = jobs
+        // Entries with the same simulate arguments share the dataset of the first of them in the manifest.
+        var firstBySimulation: [[String]: String] = [:]
+        for e in entries { if let sim = e.simulate, firstBySimulation[sim] == nil { firstBySimulation[sim] = e.name } }
         for (i, entry) in mine.enumerated() {
+            let shared = entry.simulate.flatMap { firstBySimulation[$0] }
             queue.addOperation {
-                let r = SuiteRunner.run(entry, executable: executable, out: out)
+                let r = SuiteRunner.run(entry, executable: executable, out: out, sharedName: shared)
                 results.set(i, r)
-                let line = r.error.map { "FAILED: \($0)" } ?? String(format: "ATE %.4f m, %.2f ms/frame", r.ate_rmse_m ?? .nan, r.ms_per_frame_median ?? .nan)
+                let line = r.skipped.map { "skipped: \($0)" } ?? r.error.map { "FAILED: \($0)" }
+                    ?? String(format: "ATE %.4f m, %.2f ms/frame", r.ate_rmse_m ?? .nan, r.ms_per_frame_median ?? .nan)
                 FileHandle.standardError.write(Data("bench-suite: \(entry.name): \(line)\n".utf8))
             }
         }
@@ -142,6 +157,15 @@ enum SuiteManifest {
             }
             if let s = e.seconds, !(s > 0) { throw CLIError.badInput("\(label): seconds must be > 0") }
             if let d = e.dataset, !d.hasPrefix("/") { e.dataset = base + "/" + d }
+            if var sim = e.simulate {
+                // Paths inside the simulate arguments are relative to the manifest, like "dataset".
+                for (k, arg) in sim.enumerated() where k + 1 < sim.count && !sim[k + 1].hasPrefix("/") {
+                    if arg == "--from-recording" || (arg == "--scene" && sim[k + 1].lowercased().hasSuffix(".json")) {
+                        sim[k + 1] = base + "/" + sim[k + 1]
+                    }
+                }
+                e.simulate = sim
+            }
             return e
         }
     }
@@ -162,11 +186,14 @@ struct SuiteResult: Codable {
     var fps: Double?
     var seconds_to_normal: Double?
     var error: String?
+    /// Why the entry was not run (its recording is absent); not a failure.
+    var skipped: String?
 }
 
 /// Runs one entry: simulate if needed, `worldtrack run` in a child process, evaluate.
 enum SuiteRunner {
-    static func run(_ e: SuiteEntry, executable: String, out: String) -> SuiteResult {
+    /// `sharedName`: the dataset folder name of a simulation shared with earlier entries (same arguments).
+    static func run(_ e: SuiteEntry, executable: String, out: String, sharedName: String? = nil) -> SuiteResult {
         let align = e.align ?? "posyaw"
         var result = SuiteResult(name: e.name, dataset: e.dataset ?? "(simulated)", stereo: e.stereo ?? false, alignment: align)
         let runDir = "\(out)/runs/\(e.name)"
@@ -174,7 +201,16 @@ enum SuiteRunner {
             try FileManager.default.createDirectory(atPath: runDir, withIntermediateDirectories: true)
             var dataset = e.dataset ?? ""
             if let sim = e.simulate {
-                dataset = "\(out)/datasets/\(e.name)"
+                if let k = sim.firstIndex(of: "--from-recording"), k + 1 < sim.count,
+                   !FileManager.default.fileExists(atPath: sim[k + 1]) {
+                    result.skipped = "the recording \(sim[k + 1]) is absent"
+                    return result
+                }
+                dataset = "\(out)/datasets/\(sharedName ?? e.name)"
+                // One simulation per distinct argument list, even when its entries run at once.
+                let lock = SimulationLocks.lock(for: dataset)
+                lock.lock()
+                defer { lock.unlock() }
                 if !FileManager.default.fileExists(atPath: dataset + "/mav0/cam0/data.csv") {
                     try? FileManager.default.removeItem(atPath: dataset)
                     try runChild(executable, ["simulate"] + sim + ["--out", dataset], log: "\(runDir)/simulate.log")
@@ -222,6 +258,19 @@ enum SuiteRunner {
     }
 }
 
+/// One lock per simulated dataset folder, so entries sharing a simulation wait for it instead of racing.
+enum SimulationLocks {
+    private static let guardLock = NSLock()
+    private static var locks: [String: NSLock] = [:]
+    static func lock(for path: String) -> NSLock {
+        guardLock.lock(); defer { guardLock.unlock() }
+        if let l = locks[path] { return l }
+        let l = NSLock()
+        locks[path] = l
+        return l
+    }
+}
+
 /// Thread-safe slots for results filled by parallel operations.
 final class ResultBox: @unchecked Sendable {
     private let lock = NSLock()
@@ -256,7 +305,7 @@ struct SuiteReport: Codable {
         for e in entries {
             s += "| \(e.name) | \(e.stereo ? "stereo" : "mono") | \(e.alignment) | \(e.frames.map(String.init) ?? "—") | "
             s += "\(f(e.ate_rmse_m, "%.4f")) | \(f(e.ate_median_m, "%.4f")) | \(f(e.rot_rmse_deg, "%.2f")) | "
-            s += "\(f(e.completeness.map { $0 * 100 }, "%.1f %%")) | \(f(e.ms_per_frame_median, "%.2f")) | \(e.error == nil ? "ok" : "failed") |\n"
+            s += "\(f(e.completeness.map { $0 * 100 }, "%.1f %%")) | \(f(e.ms_per_frame_median, "%.2f")) | \(e.skipped != nil ? "skipped" : (e.error == nil ? "ok" : "failed")) |\n"
         }
         s += "| **mean** | | | | \(f(mean_ate_rmse_m, "%.4f")) | | | | \(f(mean_ms_per_frame, "%.2f")) | |\n"
         return s

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Sensors
 import Simulation
 
 /// `worldtrack simulate`: Write a synthetic image + IMU dataset with exact ground truth.
@@ -25,21 +26,45 @@ struct SimulateCommand: ParsableCommand {
           worldtrack simulate --scene courtyard --trajectory orbit --seconds 20 --stereo --out /tmp/yard
           worldtrack simulate --scene my_scene.json --trajectory handheld --seconds 10 --fisheye --rate 30 --out /tmp/fe
           worldtrack simulate --scene room --trajectory handheld --seconds 25 --still-at 8 --pure-rotation-at 14 --shake-at 20 --out /tmp/hard
+
+        From a recording (--from-recording DATASET): renders along the recording's ground truth \
+        instead of an analytic trajectory, with the recording's camera calibration (cam0's sensor.yaml; \
+        cam1's with --stereo) and its real IMU: T_W_C(t) = T_W_B(t) · T_B_C at the ground-truth time \
+        stamps themselves, subsampled to cam0's rate_hz, over the span covered by both ground truth and \
+        IMU (--start S skips S seconds of it, --seconds S keeps S seconds; default all). The IMU rows \
+        are copied unchanged (every line byte for byte, from 1 s before the first to 1 s after the last \
+        frame), imu0/sensor.yaml, body.yaml and the camera sensor.yaml files as they are; the ground \
+        truth in the span is written in the ASL layout. --scene room (default) or courtyard is fitted \
+        around the trajectory: walls 1.5 m (courtyard façades 6 m) beyond the cameras' bounding box, \
+        ceiling 1 m above the highest camera (at least 2.7 m above the floor), floor at z = 0 or 0.3 m \
+        below the lowest camera if that is lower, furniture at least 0.5 m from every camera and body \
+        position. A scene file is used as given. scene.json gets a "recording" section (source, span, \
+        frames, T_B_C, the fit and a texture check of every image). --time-offset-ms D stamps the image \
+        of the ground-truth row at t with t − D. Not with --trajectory, --rate, --size, --fisheye, \
+        --start-moving or the segment options.
+          worldtrack simulate --from-recording ../shared/datasets/euroc-v101-micro --stereo --out /tmp/v101
+          worldtrack simulate --from-recording ../shared/datasets/euroc-v101-micro --start 10 --seconds 30 --out /tmp/v101-30s
         """)
 
-    @Option(help: "Scene: room, courtyard, or a path to a scene .json file.")
+    @Option(help: "Scene: room, courtyard, or a path to a scene .json file (with --from-recording: room and courtyard are fitted around the trajectory; a file is used as given).")
     var scene: String = "room"
 
-    @Option(help: "Trajectory: handheld or orbit.")
-    var trajectory: String = "handheld"
+    @Option(help: "Trajectory: handheld or orbit (not with --from-recording).")
+    var trajectory: String?
 
-    @Option(help: "Duration in seconds (> 0).")
-    var seconds: Double
+    @Option(parsing: .unconditional, help: "Duration in seconds (> 0). Required unless --from-recording (then default: the whole recording).")
+    var seconds: Double?
+
+    @Option(help: "Render along this recording's ground truth, with its IMU rows and calibration (an ASL folder, e.g. EuRoC).")
+    var fromRecording: String?
+
+    @Option(parsing: .unconditional, help: "With --from-recording: skip this many seconds after the first usable ground-truth time.")
+    var start: Double?
 
     @Option(help: "Random seed (IMU biases and noise, image noise).")
     var seed: UInt64 = 1
 
-    @Flag(help: "Also render cam1 (stereo, ≈ 11 cm baseline).")
+    @Flag(help: "Also render cam1 (stereo, ≈ 11 cm baseline; with --from-recording, the recording's cam1).")
     var stereo = false
 
     @Flag(help: "Use an equidistant (fisheye) lens instead of pinhole + radial-tangential.")
@@ -49,27 +74,27 @@ struct SimulateCommand: ParsableCommand {
     var startMoving = false
 
     @Option(help: "Camera frame rate in Hz: 20 or 30.")
-    var rate: Int = 20
+    var rate: Int?
 
-    @Flag(help: "Perfect sensors: no IMU noise or biases, no image noise or exposure changes.")
+    @Flag(help: "Perfect sensors: no IMU noise or biases, no image noise or exposure changes (with --from-recording: images only).")
     var noNoise = false
 
-    @Option(help: "Camera–IMU time offset in milliseconds: the image stamped t shows the world at IMU time t + offset.")
+    @Option(parsing: .unconditional, help: "Camera–IMU time offset in milliseconds: the image stamped t shows the world at IMU time t + offset.")
     var timeOffsetMs: Double = 0
 
     @Flag(help: "Motion blur: average 5 sub-frame renders over a 12 ms exposure (5× slower).")
     var motionBlur = false
 
-    @Option(help: "Insert a 3 s still segment (stop, hold, go) starting at this time, seconds.")
+    @Option(parsing: .unconditional, help: "Insert a 3 s still segment (stop, hold, go) starting at this time, seconds.")
     var stillAt: Double?
 
-    @Option(help: "Insert a 4 s pure-rotation segment (translation stops, rotation goes on) at this time, seconds.")
+    @Option(parsing: .unconditional, help: "Insert a 4 s pure-rotation segment (translation stops, rotation goes on) at this time, seconds.")
     var pureRotationAt: Double?
 
-    @Option(help: "Insert a 2 s fast-shake segment at this time, seconds.")
+    @Option(parsing: .unconditional, help: "Insert a 2 s fast-shake segment at this time, seconds.")
     var shakeAt: Double?
 
-    @Option(help: "Image size WIDTHxHEIGHT (intrinsics scaled), e.g. 376x240 for quick runs.")
+    @Option(help: "Image size WIDTHxHEIGHT (intrinsics scaled), e.g. 376x240 for quick runs (not with --from-recording).")
     var size: String?
 
     @Option(help: "Output folder (must be empty or absent).")
@@ -78,25 +103,57 @@ struct SimulateCommand: ParsableCommand {
     @Flag(help: "Replace the dataset in a non-empty output folder.")
     var force = false
 
-    func validate() throws {
-        guard seconds > 0, seconds.isFinite else { throw ValidationError("--seconds must be > 0 (got \(seconds))") }
-        guard rate == 20 || rate == 30 else { throw ValidationError("--rate must be 20 or 30 (got \(rate))") }
-        guard timeOffsetMs.isFinite, abs(timeOffsetMs) < 1000 else { throw ValidationError("--time-offset-ms must be within ±1000") }
-        for (name, v) in [("--still-at", stillAt), ("--pure-rotation-at", pureRotationAt), ("--shake-at", shakeAt)] {
-            if let v, !(v >= 0 && v.isFinite) { throw ValidationError("\(name) must be ≥ 0 (got \(v))") }
-        }
-        if let size { _ = try parseSize(size) }
-    }
-
     private func parseSize(_ s: String) throws -> (Int, Int) {
         let parts = s.lowercased().split(separator: "x").compactMap { Int($0) }
         guard parts.count == 2, parts[0] >= 16, parts[1] >= 16, parts[0] <= 4096, parts[1] <= 4096 else {
-            throw ValidationError("--size must be WIDTHxHEIGHT between 16 and 4096 (got '\(s)')")
+            throw CLIError.badInput("--size must be WIDTHxHEIGHT between 16 and 4096 (got '\(s)')")
         }
         return (parts[0], parts[1])
     }
 
+    /// Checks the numbers and combinations; bad input is exit 2 with a message naming the option.
+    func checkArguments() throws {
+        if let seconds, !(seconds > 0 && seconds.isFinite) {
+            throw CLIError.badInput("--seconds must be a number > 0 (got \(seconds))")
+        }
+        if let start, !(start >= 0 && start.isFinite) { throw CLIError.badInput("--start must be a number ≥ 0 (got \(start))") }
+        guard timeOffsetMs.isFinite, abs(timeOffsetMs) < 1000 else {
+            throw CLIError.badInput("--time-offset-ms must be within ±1000 (got \(timeOffsetMs))")
+        }
+        let segments = [("--still-at", stillAt), ("--pure-rotation-at", pureRotationAt), ("--shake-at", shakeAt)]
+        for (name, v) in segments {
+            if let v, !(v >= 0 && v.isFinite) { throw CLIError.badInput("\(name) must be a number ≥ 0 (got \(v))") }
+        }
+        if fromRecording != nil {
+            var unsupported: [String] = []
+            if trajectory != nil { unsupported.append("--trajectory") }
+            if rate != nil { unsupported.append("--rate") }
+            if size != nil { unsupported.append("--size") }
+            if fisheye { unsupported.append("--fisheye") }
+            if startMoving { unsupported.append("--start-moving") }
+            unsupported += segments.filter { $0.1 != nil }.map(\.0)
+            if !unsupported.isEmpty {
+                throw CLIError.badInput("\(unsupported.joined(separator: ", ")) cannot be used with --from-recording: the trajectory, camera model and rate are the recording's")
+            }
+        } else {
+            if start != nil { throw CLIError.badInput("--start is only for --from-recording") }
+            guard let seconds else { throw CLIError.badInput("--seconds is required (a number > 0) unless --from-recording is given") }
+            if let rate, rate != 20 && rate != 30 { throw CLIError.badInput("--rate must be 20 or 30 (got \(rate))") }
+            for (name, v) in segments {
+                if let v, v >= seconds {
+                    throw CLIError.badInput("\(name) \(v) is not before the end of the \(seconds) s sequence (the segment would be dropped); use a time < --seconds")
+                }
+            }
+            if let size { _ = try parseSize(size) }
+        }
+    }
+
     func run() throws {
+        try checkArguments()
+        if let fromRecording {
+            try runFromRecording(fromRecording)
+            return
+        }
         let world: Scene
         do {
             if scene.lowercased().hasSuffix(".json") || scene.contains("/") {
@@ -107,10 +164,12 @@ struct SimulateCommand: ParsableCommand {
         } catch let e as SceneError {
             throw CLIError.badInput(e.description)
         }
+        let trajectory = self.trajectory ?? "handheld"
         guard AnalyticTrajectory.names.contains(trajectory.lowercased()) else {
             throw CLIError.badInput(TrajectoryError.unknown(trajectory).description)
         }
-        var rig = SimRig.euroc(stereo: stereo, fisheye: fisheye, rateHz: Double(rate))
+        let seconds = self.seconds ?? 0
+        var rig = SimRig.euroc(stereo: stereo, fisheye: fisheye, rateHz: Double(rate ?? 20))
         if let size {
             let (w, h) = try parseSize(size)
             rig = rig.scaled(width: w, height: h)
@@ -133,23 +192,93 @@ struct SimulateCommand: ParsableCommand {
         err.write(Data("simulate: scene \(world.name), trajectory \(trajectory), \(seconds) s, seed \(seed) → \(out)\n".utf8))
         let started = Date()
         do {
-            let summary = try DatasetWriter.write(config, to: out, force: force) { done, total in
-                if done == total || done % 20 == 0 {
-                    let el = Date().timeIntervalSince(started)
-                    err.write(Data(String(format: "\rframe %d/%d  (%.1f frames/s)", done, total, Double(done) / max(el, 1e-6)).utf8))
-                    if done == total { err.write(Data("\n".utf8)) }
-                }
-            }
+            let summary = try DatasetWriter.write(config, to: out, force: force, progress: Self.progressPrinter(started))
             err.write(Data(String(format: "wrote %d frames × %d camera(s), %d IMU samples in %.1f s\n",
                                   summary.framesPerCamera, rig.cameras.count, summary.imuSamples,
                                   Date().timeIntervalSince(started)).utf8))
         } catch let e as SimulationError {
-            switch e {
-            case .badConfig, .outputNotEmpty: throw CLIError.badInput(e.description)
-            case .writeFailed: throw CLIError.failure(e.description)
-            }
+            throw Self.cliError(e)
         } catch let e as TrajectoryError {
             throw CLIError.badInput(e.description)
+        }
+    }
+
+    /// `simulate --from-recording`: the recording's ground truth, IMU and calibration, a rendered scene.
+    private func runFromRecording(_ path: String) throws {
+        let err = FileHandle.standardError
+        let started = Date()
+        do {
+            let recording = try Recording(path: path)
+            let sceneChoice: RecordingScene
+            if scene.lowercased().hasSuffix(".json") || scene.contains("/") {
+                sceneChoice = .given(try Scene.load(jsonFile: scene), source: scene)
+            } else if Scene.builtInNames.contains(scene.lowercased()) {
+                sceneChoice = .fitted(layout: scene.lowercased())
+            } else {
+                throw SceneError.unknownScene(scene)
+            }
+            var effects = ImageEffects(motionBlur: motionBlur)
+            if noNoise { effects.noiseSigma = 0; effects.exposureVariation = false }
+            let config = RecordingSimulationConfig(recording: recording, scene: sceneChoice, stereo: stereo,
+                                                   startSeconds: start ?? 0, seconds: seconds, seed: seed, effects: effects,
+                                                   timeOffsetNs: Int64((timeOffsetMs * 1e6).rounded()))
+            let (plan, cameras, world, fit, _) = try RecordingDatasetWriter.prepare(config)
+            let spanSeconds = Double(plan.groundTruthTimes.last! - plan.groundTruthTimes.first!) * 1e-9
+            err.write(Data(String(format: "simulate: from recording %@: %d frames × %d camera(s) over %.2f s (ground truth %lld … %lld ns), scene %@ → %@\n",
+                                  path, plan.imageStamps.count, cameras.count, spanSeconds, plan.groundTruthTimes.first!,
+                                  plan.groundTruthTimes.last!, world.name, out).utf8))
+            if let fit {
+                err.write(Data(String(format: "simulate: fitted %@ %.2f × %.2f m, floor %@, ceiling %@; furniture: %@%@\n",
+                                      fit.layout, fit.enclosureMax.x - fit.enclosureMin.x, fit.enclosureMax.y - fit.enclosureMin.y,
+                                      fit.floorRule, fit.ceilingZ.map { String(format: "z = %.2f m", $0) } ?? "open",
+                                      fit.furniture.map { String(format: "%@ (%.2f m clear)", $0.name, $0.clearance) }.joined(separator: ", "),
+                                      fit.notPlaced.isEmpty ? "" : "; not placed (no room clear of the trajectory): " + fit.notPlaced.joined(separator: ", ")).utf8))
+            }
+            if plan.skippedSlots > 0 {
+                err.write(Data("simulate: \(plan.skippedSlots) frame slot(s) at the camera rate have no ground-truth row (gaps); those frames are left out\n".utf8))
+            }
+            let summary = try RecordingDatasetWriter.write(config, to: out, force: force, progress: Self.progressPrinter(started))
+            if let t = summary.info.textureCheck {
+                err.write(Data(String(format: "texture check: %d/%d images textured (≥ %d FAST corners, ≥ %d of 16 cells); corners per image min %d, median %d (fewest: %@ at %lld ns)\n",
+                                      t.texturedImages, t.images, t.minimumCornersApplied, t.options.minimumCells,
+                                      t.minCorners, t.medianCorners, t.worstCamera, t.worstStampNs).utf8))
+                if t.texturedImages < t.images {
+                    err.write(Data("simulate: warning: \(t.images - t.texturedImages) image(s) see little texture; see scene.json's recording.textureCheck\n".utf8))
+                }
+            }
+            err.write(Data(String(format: "wrote %d frames × %d camera(s), %d IMU rows (copied unchanged), %d ground-truth rows in %.1f s\n",
+                                  summary.framesPerCamera, summary.cameras, summary.imuRows, summary.groundTruthRows,
+                                  Date().timeIntervalSince(started)).utf8))
+        } catch let e as SimulationError {
+            throw Self.cliError(e)
+        } catch let e as RecordingError {
+            throw CLIError.badInput(e.description)
+        } catch let e as SceneError {
+            throw CLIError.badInput(e.description)
+        } catch let e as TrajectoryFileError {
+            throw CLIError.badInput(e.description)
+        }
+    }
+
+    private static func cliError(_ e: SimulationError) -> CLIError {
+        switch e {
+        case .badConfig, .outputNotEmpty: return CLIError.badInput(e.description)
+        case .writeFailed: return CLIError.failure(e.description)
+        }
+    }
+
+    /// Progress on stderr about every 2 s, and at the end: frames done / total, rate, time left.
+    private static func progressPrinter(_ started: Date) -> (Int, Int) -> Void {
+        let err = FileHandle.standardError
+        var last = Date.distantPast
+        return { done, total in
+            let now = Date()
+            guard done == total || now.timeIntervalSince(last) >= 2 else { return }
+            last = now
+            let el = now.timeIntervalSince(started)
+            let rate = Double(done) / max(el, 1e-6)
+            let left = rate > 0 ? Double(total - done) / rate : 0
+            err.write(Data(String(format: "frame %d/%d  (%.1f frames/s, %.0f s left)\n", done, total, rate, left).utf8))
         }
     }
 }
