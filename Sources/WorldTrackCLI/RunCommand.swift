@@ -17,6 +17,12 @@ struct RunCommand: ParsableCommand {
         anchors in view) plus anchor and consumer records. Schema: docs/STREAM.md. Progress and \
         the summary go to stderr, so `worldtrack run … | jq` always works.
 
+        Outputs survive: output paths are checked before the first frame (exit 2), --trajectory is \
+        written as the run goes (whole lines, at least once a second), and a run that fails or is \
+        stopped keeps every pose computed. Exit status: 0, 1 (failed run), 2 (bad input), 130 / 143 \
+        (SIGINT / SIGTERM), 141 (stdout reader gone). Frames whose image cannot be decoded are \
+        skipped with a warning and counted.
+
         With no DATASET, runs on the embedded default: a simulated furnished room (30 s handheld \
         walk), simulated once and cached in Datasets/cache/ (or ~/.cache/worldtrack).
 
@@ -39,7 +45,7 @@ struct RunCommand: ParsableCommand {
     @Flag(help: "Track with both cameras (cam0 + cam1).")
     var stereo = false
 
-    @Option(help: "Write the body (IMU) trajectory in TUM format to this file (refuses to overwrite; see --force).")
+    @Option(help: "Write the body (IMU) trajectory in TUM format to this file, as the run goes (refuses to overwrite; see --force).")
     var trajectory: String?
 
     @Option(help: "Process only the first S seconds of camera data.")
