@@ -189,8 +189,8 @@ struct ReliabilityTests {
         let gt = dir.path("gt.tum"), still = dir.path("still.tum"), line = dir.path("line.tum")
         // 1.5 cm of wobble (like the EuRoC micro excerpt) and a 5 m straight line with 1 mm of noise.
         func wobble(_ k: Int) -> (Double, Double, Double, Double) {
-            let x: Double = 0.005 * sin(Double(k)), y: Double = 0.005 * cos(Double(k) * 0.7)
-            return (Double(k) * 0.05, x, y, 0.001 * Double(k % 3))
+            let x: Double = 0.007 * sin(Double(k) * 0.06), y: Double = 0.004 * cos(Double(k) * 0.05)
+            return (Double(k) * 0.05, x, y, 0.001 * sin(Double(k) * 0.03))
         }
         func wobble2(_ k: Int) -> (Double, Double, Double, Double) {
             let x: Double = 0.004 * sin(Double(k) + 0.3), y: Double = 0.006 * cos(Double(k) * 0.7)
@@ -265,12 +265,17 @@ struct ReliabilityTests {
     func minorMessages() throws {
         let dir = try TemporaryDirectory()
         let data = try Self.copyOfDataset(in: dir)
-        try Data("camera_model: pin\u{0}hole\u{1B}[31m\nintrinsics: [1, 2, 3, 4]\n".utf8)
-            .write(to: URL(fileURLWithPath: data + "/mav0/cam0/sensor.yaml"))
+        let yaml = data + "/mav0/cam0/sensor.yaml"
+        try Data("camera_model: pin\u{0}hole\u{1B}[31m\nintrinsics: [1, 2, 3, 4]\n".utf8).write(to: URL(fileURLWithPath: yaml))
         let info = try ProcessRunner.run(try Self.wt(), ["info", data])
         #expect(info.status == 2)
         #expect(!info.stderr.unicodeScalars.contains { $0.value == 0 || $0.value == 0x1B }, "\(info.stderr.debugDescription)")
-        #expect(info.stderr.contains("\\u{0}") && info.stderr.contains("sensor.yaml:1:"), "\(info.stderr)")
+        #expect(info.stderr.contains("sensor.yaml:1: not valid YAML") && info.stderr.contains("0x00"), "\(info.stderr)")
+        // A control character inside a (valid, escaped) YAML string is quoted back escaped.
+        try Data(#"camera_model: "pin\u0001hole\u001B[31m""#.utf8 + [10]).write(to: URL(fileURLWithPath: yaml))
+        let quoted = try ProcessRunner.run(try Self.wt(), ["info", data])
+        #expect(quoted.status == 2 && quoted.stderr.contains("'pin\\u{1}hole\\u{1B}[31m'"), "\(quoted.stderr.debugDescription)")
+        #expect(!quoted.stderr.unicodeScalars.contains { $0.value == 1 || $0.value == 0x1B })
 
         let burst = try ProcessRunner.run(try Self.wt(), ["run", try Self.dataset(), "--consumer", "burst:every=abc"])
         #expect(burst.status == 2 && burst.stderr.contains("'abc'") && burst.stderr.contains("'every'") && !burst.stderr.contains("missing"), "\(burst.stderr)")
