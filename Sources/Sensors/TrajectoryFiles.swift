@@ -107,9 +107,13 @@ public enum TrajectoryFile {
                 throw TrajectoryFileError.badLine(path: source, line: lineNumber,
                     reason: "expected 17 columns (t_ns, p, q wxyz, v, b_w, b_a) or 8 (t_ns, p, q wxyz), found \(fields.count)")
             }
-            guard let t_ns = TimestampNs(fields[0]), t_ns >= 0 else {
+            guard let t_ns = TimestampNs(fields[0]) else {
                 throw TrajectoryFileError.badLine(path: source, line: lineNumber,
-                    reason: "column 1: timestamp '\(fields[0])' is not a non-negative integer number of nanoseconds")
+                    reason: "column 1: timestamp '\(fields[0])' is not an integer number of nanoseconds")
+            }
+            guard t_ns >= 0 else {
+                throw TrajectoryFileError.badLine(path: source, line: lineNumber,
+                    reason: "column 1: timestamp '\(fields[0])' is negative (times must be ≥ 0)")
             }
             var v = [Double]()
             for k in 1..<fields.count {
