@@ -21,6 +21,11 @@ struct EvalCommand: ParsableCommand {
         error |1−s|·100 and completeness (share of the ground-truth time span covered by the estimate \
         without gaps longer than 3× its median frame interval).
 
+        At least 3 associated poses are needed (exit 2 otherwise). A ground-truth path shorter than 10 cm, \
+        or (se3, sim3) positions nearly on a line, gives a warning (stderr, under the table, and \
+        `warnings` of --json): the alignment and scale are then noise. Non-finite figures are exit 2. \
+        RPE lengths with no pose pair that far apart show no figures.
+
         Examples:
           worldtrack eval --estimate est.tum --groundtruth euroc/V1_01_easy
           worldtrack eval --estimate run.jsonl --groundtruth gt.csv --align se3

@@ -132,6 +132,9 @@ struct RunCommand: ParsableCommand {
         } else if !noStream {
             writers.append(StreamWriter(handle: .standardOutput))
         }
+        // From here on SIGINT/SIGTERM stop the run at a frame boundary, after saving (installed after the
+        // --pipe program started, so that it keeps the default actions).
+        StopSignal.install()
         let pipeline: TrackingPipeline
         let trajectoryFile: LineFile?
         do {
@@ -154,7 +157,7 @@ struct RunCommand: ParsableCommand {
     private func execute(_ pipeline: TrackingPipeline, trajectoryFile: LineFile?, child: Process?, datasetPath path: String,
                          frameCount: Int, log: StderrLog) throws {
         trajectoryFile?.append(TrajectoryFile.tumHeader)
-        StopSignal.install()
+        trajectoryFile?.flush()
 
         log.line("run: \(path) (\(frameCount) frames, \(stereo ? "stereo" : "mono") + IMU)")
         var failure: Error?
@@ -167,7 +170,10 @@ struct RunCommand: ParsableCommand {
                 },
                 onPose: { pose in trajectoryFile?.append(TrajectoryFile.tumLine(pose)) },
                 onWarning: { log.warning($0) },
-                shouldStop: { StopSignal.pending != nil || trajectoryFile?.error != nil })
+                shouldStop: {
+                    trajectoryFile?.flushIfDue()
+                    return StopSignal.pending != nil || trajectoryFile?.error != nil
+                })
         } catch {
             failure = error
         }

@@ -151,8 +151,13 @@ final class LineFile {
     func append(_ line: String) {
         buffer.append(contentsOf: line.utf8)
         lines += 1
-        let now = DispatchTime.now().uptimeNanoseconds
-        if now - lastFlush >= 1_000_000_000 || buffer.count >= 1 << 20 { flush() }
+        if buffer.count >= 1 << 20 { flush() } else { flushIfDue() }
+    }
+
+    /// Writes the buffer if a second has passed since the last write (called every frame, so buffered
+    /// lines never wait longer than about a second, even while no pose is added).
+    func flushIfDue() {
+        if !buffer.isEmpty && DispatchTime.now().uptimeNanoseconds - lastFlush >= 1_000_000_000 { flush() }
     }
 
     /// Writes what is buffered (whole lines).

@@ -229,6 +229,22 @@ struct ReliabilityTests {
         #expect(!posyaw.stdout.contains("collinear"))
     }
 
+    @Test("eval on the nearly still EuRoC micro excerpt (1.4 cm of motion): SE(3) and Sim(3) figures come with a warning")
+    func evalMicroExcerptWarns() throws {
+        guard let micro = SharedDatasets.path("euroc-v101-micro") else { return }
+        let dir = try TemporaryDirectory()
+        let tum = dir.path("est.tum")
+        let run = try ProcessRunner.run(try Self.wt(), ["run", micro, "--no-stream", "--quiet", "--trajectory", tum], timeout: 300)
+        #expect(run.status == 0, "\(run.stderr)")
+        for align in ["se3", "sim3"] {
+            let eval = try ProcessRunner.run(try Self.wt(), ["eval", "--estimate", tum, "--groundtruth", micro, "--align", align, "--json"])
+            #expect(eval.status == 0, "\(eval.stderr)")
+            let json = try JSONSerialization.jsonObject(with: Data(eval.stdout.utf8)) as? [String: Any]
+            let warnings = json?["warnings"] as? [String] ?? []
+            #expect(warnings.contains { $0.contains("cm long") }, "\(align): \(warnings)")
+        }
+    }
+
     @Test("eval --json with positions near 1e200: exit 2 with a message, never an EncodingError")
     func evalNonFinite() throws {
         let dir = try TemporaryDirectory()
