@@ -162,6 +162,8 @@ public enum StreamTime: Equatable {
     public func resolve(firstFrame t0: TimestampNs) -> TimestampNs {
         switch self {
         case let .relativeSeconds(s):
+            // Saturating: a time past the end of the Int64 clock (a taps file's t_s = 1e300) is "never".
+            guard s.isFinite, s < 9.2e9 else { return s < 0 ? t0 : .max }
             let (t, overflow) = t0.addingReportingOverflow(Time.nanoseconds(s))
             return overflow ? .max : t
         case let .absolute(ns): return ns
