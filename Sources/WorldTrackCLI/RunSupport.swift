@@ -35,7 +35,7 @@ struct StderrLog {
         var text = String(format: "run: %d frames (%.1f s of data) in %.1f s wall: %.0f fps, %.1f× real time\n",
                           s.frames, s.datasetSeconds, s.wallSeconds, fps, s.datasetSeconds / max(s.wallSeconds, 1e-9))
         let states = s.trackingStateCounts.sorted { $0.value > $1.value }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
-        text += "run: tracking states: \(states)\n"
+        text += "run: tracking states: \(states.isEmpty ? "none (no frame ran)" : states)\n"
         if let t = s.secondsToNormal { text += String(format: "run: normal tracking after %.2f s\n", t) }
         if !s.skippedImages.isEmpty {
             let n = s.skippedImages.count

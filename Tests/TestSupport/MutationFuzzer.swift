@@ -106,10 +106,13 @@ public enum FuzzDriver {
 
     /// What a fuzz run did.
     public struct Report: CustomStringConvertible, Sendable {
+        /// Name of the fuzzed reader.
         public var target: String
+        /// Inputs tried; of them, accepted (parsed) and rejected (a thrown error).
         public var inputs: Int
         public var accepted: Int
         public var rejected: Int
+        /// Wall time of the whole run, and of the slowest single input, seconds.
         public var seconds: Double
         public var slowestInputSeconds: Double
         public var description: String {
