@@ -63,9 +63,11 @@ wt_status decode(const char *function, const uint8_t *data, size_t size, int32_t
     if (!problem.empty()) return wt::fail(WT_ERR_DECODE, problem);
     if (size > size_t(INT32_MAX)) return wt::fail(WT_ERR_DECODE, "image data larger than 2 GiB");
     if (allow_fast && channels == 1) {
-        switch (wt::decode_png_gray(data, size, out_pixels, out_width, out_height)) {
+        std::string corruption;
+        switch (wt::decode_png_gray(data, size, out_pixels, out_width, out_height, &corruption)) {
         case wt::PngGrayResult::decoded: return WT_OK;
         case wt::PngGrayResult::outOfMemory: throw std::bad_alloc();
+        case wt::PngGrayResult::corrupt: return wt::fail(WT_ERR_DECODE, corruption);
         case wt::PngGrayResult::notHandled: break; // OpenCV decodes it (or names the problem)
         }
     }
@@ -119,6 +121,26 @@ extern "C" wt_status wt_decode_memory_opencv(const uint8_t *data, size_t size, i
                                              uint8_t **out_pixels, int32_t *out_width, int32_t *out_height) {
     return wt::guarded("wt_decode_memory_opencv", [&] {
         return decode("wt_decode_memory_opencv", data, size, channels, out_pixels, out_width, out_height, false);
+    });
+}
+
+extern "C" wt_status wt_decode_png_gray_fast(const uint8_t *data, size_t size, uint8_t **out_pixels,
+                                             int32_t *out_width, int32_t *out_height) {
+    return wt::guarded("wt_decode_png_gray_fast", [&] {
+        if (out_pixels == nullptr || out_width == nullptr || out_height == nullptr)
+            return wt::fail(WT_ERR_INVALID_ARGUMENT, "wt_decode_png_gray_fast: NULL output pointer");
+        *out_pixels = nullptr;
+        *out_width = 0;
+        *out_height = 0;
+        if (data == nullptr || size == 0) return wt::fail(WT_ERR_DECODE, "empty image data");
+        std::string corruption;
+        switch (wt::decode_png_gray(data, size, out_pixels, out_width, out_height, &corruption)) {
+        case wt::PngGrayResult::decoded: return WT_OK;
+        case wt::PngGrayResult::outOfMemory: throw std::bad_alloc();
+        case wt::PngGrayResult::corrupt: return wt::fail(WT_ERR_DECODE, corruption);
+        case wt::PngGrayResult::notHandled: break;
+        }
+        return wt::fail(WT_ERR_DECODE, "not a grayscale 8/16-bit PNG the fast decoder handles");
     });
 }
 

@@ -9,6 +9,7 @@
 #include <isa-l/crc.h>
 #include <isa-l/igzip_lib.h>
 #include <memory>
+#include <string>
 #include <cstdlib>
 #include <cstring>
 #include <vector>
@@ -75,7 +76,11 @@ template <size_t BPP> bool unfilter(uint8_t filter, uint8_t *line, const uint8_t
 namespace wt {
 
 PngGrayResult decode_png_gray(const uint8_t *data, size_t size, uint8_t **out_pixels, int32_t *out_width,
-                              int32_t *out_height) {
+                              int32_t *out_height, std::string *problem) {
+    auto corrupt = [&](std::string why) {
+        if (problem != nullptr) *problem = std::move(why);
+        return PngGrayResult::corrupt;
+    };
     static const uint8_t signature[8] = {0x89, 'P', 'N', 'G', 0x0D, 0x0A, 0x1A, 0x0A};
     if (size < 8 + 25 || std::memcmp(data, signature, 8) != 0) return PngGrayResult::notHandled;
     // IHDR must come first: width, height, bit depth, colour type, compression, filter, interlace.
@@ -103,7 +108,7 @@ PngGrayResult decode_png_gray(const uint8_t *data, size_t size, uint8_t **out_pi
         if (isIdat) {
             if (afterData) return PngGrayResult::notHandled; // IDAT chunks must be consecutive
             if (crc32(type, size_t(length) + 4) != be32(data + pos + 8 + length))
-                return PngGrayResult::notHandled;
+                return corrupt("corrupt PNG: an IDAT chunk's checksum does not match its data");
             s.compressed.insert(s.compressed.end(), data + pos + 8, data + pos + 8 + length);
             inData = true;
         } else if (inData) {
@@ -116,9 +121,14 @@ PngGrayResult decode_png_gray(const uint8_t *data, size_t size, uint8_t **out_pi
 
     const size_t bpp = depth / 8, lineBytes = size_t(width) * bpp;
     const size_t rawSize = size_t(height) * (lineBytes + 1);
+    if (s.compressed.size() > UINT32_MAX || rawSize > UINT32_MAX) return PngGrayResult::notHandled;
+    // Deflate expands at most ~1032:1: less compressed data than that cannot fill the image (and a
+    // tiny file must not make us allocate gigabytes).
+    if (rawSize / 1032 > s.compressed.size() + 64)
+        return corrupt("corrupt PNG: " + std::to_string(s.compressed.size()) + " bytes of compressed data cannot hold a " +
+                       std::to_string(width) + "x" + std::to_string(height) + " image");
     s.raw.resize(rawSize);
     if (!s.inflater) s.inflater.reset(new inflate_state);
-    if (s.compressed.size() > UINT32_MAX || rawSize > UINT32_MAX) return PngGrayResult::notHandled;
     inflate_state &z = *s.inflater;
     isal_inflate_init(&z);
     z.crc_flag = ISAL_ZLIB; // zlib header and Adler-32 checked
@@ -127,7 +137,26 @@ PngGrayResult decode_png_gray(const uint8_t *data, size_t size, uint8_t **out_pi
     z.next_out = s.raw.data();
     z.avail_out = uint32_t(rawSize);
     // Exactly rawSize bytes: less, more (ISAL_OUT_OVERFLOW) or any error leaves the file to OpenCV.
-    if (isal_inflate_stateless(&z) != ISAL_DECOMP_OK || z.avail_out != 0) return PngGrayResult::notHandled;
+    const int inflated = isal_inflate_stateless(&z);
+    if (z.avail_out != 0) {
+        // Short of the image's rows: data libpng rejects too ("Not enough image data", invalid deflate data).
+        switch (inflated) {
+        case ISAL_DECOMP_OK:
+        case ISAL_END_INPUT:
+            return corrupt("corrupt PNG: the compressed image data ends after " + std::to_string(rawSize - z.avail_out) +
+                           " of " + std::to_string(rawSize) + " bytes");
+        case ISAL_INVALID_WRAPPER:
+        case ISAL_UNSUPPORTED_METHOD:
+            return corrupt("corrupt PNG: the compressed image data has no valid zlib header");
+        case ISAL_INVALID_BLOCK:
+        case ISAL_INVALID_SYMBOL:
+        case ISAL_INVALID_LOOKBACK:
+            return corrupt("corrupt PNG: invalid compressed image data (deflate error " + std::to_string(inflated) +
+                           " after " + std::to_string(rawSize - z.avail_out) + " of " + std::to_string(rawSize) + " bytes)");
+        default: return PngGrayResult::notHandled;
+        }
+    }
+    if (inflated != ISAL_DECOMP_OK) return PngGrayResult::notHandled;
 
     std::vector<uint8_t> zeros(lineBytes, 0);
     const uint8_t *prior = zeros.data();
@@ -135,7 +164,7 @@ PngGrayResult decode_png_gray(const uint8_t *data, size_t size, uint8_t **out_pi
         uint8_t *line = s.raw.data() + y * (lineBytes + 1);
         const bool known = bpp == 1 ? unfilter<1>(line[0], line + 1, prior, lineBytes)
                                     : unfilter<2>(line[0], line + 1, prior, lineBytes);
-        if (!known) return PngGrayResult::notHandled;
+        if (!known) return corrupt("corrupt PNG: unknown row filter type " + std::to_string(line[0]) + " on row " + std::to_string(y));
         prior = line + 1;
     }
 

@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
+#include <string>
 
 namespace wt {
 
@@ -15,12 +16,16 @@ enum class PngGrayResult {
     notHandled,
     /// The pixel buffer could not be allocated.
     outOfMemory,
+    /// A grayscale PNG whose image data is certainly broken in a way libpng also rejects (an IDAT checksum
+    /// that does not match, invalid or too little compressed data, an unknown row filter): `*problem` says
+    /// what, and OpenCV is not asked (libpng would print its own error line on stderr).
+    corrupt,
 };
 
 /// Decodes `data` when it is a grayscale, 8- or 16-bit, non-interlaced PNG, to 8-bit gray exactly as
 /// OpenCV's imdecode(IMREAD_GRAYSCALE) does (16-bit samples keep their high byte).
 PngGrayResult decode_png_gray(const uint8_t *data, size_t size, uint8_t **out_pixels, int32_t *out_width,
-                              int32_t *out_height);
+                              int32_t *out_height, std::string *problem = nullptr);
 
 } // namespace wt
 

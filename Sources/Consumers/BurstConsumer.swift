@@ -64,7 +64,7 @@ public struct BurstSidecar: Codable, Equatable {
 /// `burst:every=N,count=K[,start=T][,at=T1,T2,…],out=DIR`: from each trigger time (the first frame at or after it),
 /// saves every N-th frame, K frames in all, as `DIR/frame_<t_ns>.png` plus `frame_<t_ns>.json`, and emits
 /// `burst.captured`. Triggers: `start` (default: the first frame) and any `at` times (see `StreamTime`).
-/// Never overwrites: an existing file is an error.
+/// Never overwrites: `out` must be a new or empty folder (checked when the consumer is made, before the first frame).
 public final class BurstConsumer: FrameConsumer {
     /// Spec name: `burst`.
     public let name = "burst"
@@ -96,6 +96,16 @@ public final class BurstConsumer: FrameConsumer {
         var isDir: ObjCBool = false
         if FileManager.default.fileExists(atPath: directory, isDirectory: &isDir) {
             guard isDir.boolValue else { throw ConsumerError.badFile(path: directory, reason: "exists and is not a folder") }
+            // Checked now, before the first frame: a burst never overwrites, so a used folder would stop the run later.
+            let entries = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+            guard entries.isEmpty else {
+                throw ConsumerError.badFile(path: directory, reason: "burst output folder is not empty (\(entries.count) entr\(entries.count == 1 ? "y" : "ies")); bursts never overwrite: choose a new or empty folder")
+            }
+            let probe = (directory as NSString).appendingPathComponent(".worldtrack-write-check-\(getpid())")
+            guard FileManager.default.createFile(atPath: probe, contents: nil) else {
+                throw ConsumerError.badFile(path: directory, reason: "cannot write in this folder")
+            }
+            try? FileManager.default.removeItem(atPath: probe)
         } else {
             do { try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true) } catch {
                 throw ConsumerError.badFile(path: directory, reason: "cannot create folder (\(error.localizedDescription))")
@@ -106,14 +116,16 @@ public final class BurstConsumer: FrameConsumer {
     /// Builds from a spec (`out` required; `every` default 1, `count` default 10; `start`, `at` optional).
     public convenience init(spec: ConsumerSpec, imageWriter: @escaping ImageWriter = BurstConsumer.writePNG) throws {
         try spec.checkKeys(allowed: ["every", "count", "start", "at", "out"])
-        guard let out = try spec.single("out"), !out.isEmpty else { throw ConsumerError.missingKey(consumer: "burst", key: "out") }
+        // Values first, so a bad one is reported as such even when `out` is missing too.
+        let every = try spec.positiveInt("every") ?? 1, count = try spec.positiveInt("count") ?? 10
         let start = try spec.times("start") ?? []
         guard start.count <= 1 else {
             throw ConsumerError.badValue(consumer: "burst", key: "start", value: spec.values("start")!.joined(separator: ","),
                                          expected: "one time (use at=T1,T2,… for several)")
         }
-        try self.init(every: try spec.positiveInt("every") ?? 1, count: try spec.positiveInt("count") ?? 10,
-                      directory: out, triggers: start + (try spec.times("at") ?? []), imageWriter: imageWriter)
+        let at = try spec.times("at") ?? []
+        guard let out = try spec.single("out"), !out.isEmpty else { throw ConsumerError.missingKey(consumer: "burst", key: "out") }
+        try self.init(every: every, count: count, directory: out, triggers: start + at, imageWriter: imageWriter)
     }
 
     /// The default image writer: PNG through Imaging's codec.

@@ -147,11 +147,11 @@ public enum StreamTime: Equatable {
             guard let v = Int64(t.dropLast(2)), v >= 0 else { return nil }
             self = .absolute(v)
         } else if t.hasSuffix("s") {
-            guard let v = Double(t.dropLast()), v.isFinite, v >= 0 else { return nil }
+            guard let v = Double(t.dropLast()), v.isFinite, v >= 0, v < 1e9 else { return nil }
             self = .relativeSeconds(v)
         } else if t.count >= 13, let v = Int64(t), v >= 0 {
             self = .absolute(v)
-        } else if let v = Double(t), v.isFinite, v >= 0 {
+        } else if let v = Double(t), v.isFinite, v >= 0, v < 1e9 {
             self = .relativeSeconds(v)
         } else {
             return nil
@@ -161,7 +161,11 @@ public enum StreamTime: Equatable {
     /// The absolute time given the first frame's time.
     public func resolve(firstFrame t0: TimestampNs) -> TimestampNs {
         switch self {
-        case let .relativeSeconds(s): return t0 + Time.nanoseconds(s)
+        case let .relativeSeconds(s):
+            // Saturating: a time past the end of the Int64 clock (a taps file's t_s = 1e300) is "never".
+            guard s.isFinite, s < 9.2e9 else { return s < 0 ? t0 : .max }
+            let (t, overflow) = t0.addingReportingOverflow(Time.nanoseconds(s))
+            return overflow ? .max : t
         case let .absolute(ns): return ns
         }
     }

@@ -15,7 +15,10 @@ public enum Completeness {
         intervals.reserveCapacity(max(0, estimateTimes.count - 1))
         for k in estimateTimes.indices.dropFirst() { intervals.append(estimateTimes[k] - estimateTimes[k - 1]) }
         let median = intervals.isEmpty ? 0 : intervals.sorted()[intervals.count / 2]
-        return max(3 * median, 2 * maxDt_ns)
+        // Saturating: times are non-negative Int64, but 3 × a huge interval must not trap.
+        let (three, o1) = median.multipliedReportingOverflow(by: 3)
+        let (two, o2) = maxDt_ns.multipliedReportingOverflow(by: 2)
+        return max(o1 ? .max : three, o2 ? .max : two)
     }
 
     /// Completeness in [0, 1] of an estimate (sorted timestamps) against the ground-truth span.

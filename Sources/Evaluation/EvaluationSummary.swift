@@ -11,9 +11,12 @@ public struct EvaluationSummary: Codable, Equatable, Sendable {
         /// Percent of the path length the segment was made from (nil for explicit metres).
         public var length_pct_of_path: Double?
         public var pairs: Int
-        public var trans_rmse_m: Double, trans_mean_m: Double, trans_median_m: Double, trans_max_m: Double
-        public var trans_mean_pct: Double, trans_median_pct: Double
-        public var rot_rmse_deg: Double, rot_mean_deg: Double, rot_median_deg: Double, rot_max_deg: Double
+        /// Error statistics; all absent (never 0) when `pairs` is 0, with `note` saying why.
+        public var trans_rmse_m: Double?, trans_mean_m: Double?, trans_median_m: Double?, trans_max_m: Double?
+        public var trans_mean_pct: Double?, trans_median_pct: Double?
+        public var rot_rmse_deg: Double?, rot_mean_deg: Double?, rot_median_deg: Double?, rot_max_deg: Double?
+        /// Set when the segment has no pose pair (the path is shorter than the segment length).
+        public var note: String?
     }
 
     public var alignment: String
@@ -66,6 +69,10 @@ public struct EvaluationSummary: Codable, Equatable, Sendable {
         transform_scale = report.transform.scale
         rpe = report.rpe.map { s in
             let tr = s.translation, pct = s.translationPercent, rot = s.rotation
+            guard tr.count > 0 else {
+                return Segment(length_m: s.length_m, length_pct_of_path: s.fractionOfPath.map { $0 * 100 }, pairs: 0,
+                               note: "no pose pair this far apart")
+            }
             return Segment(length_m: s.length_m, length_pct_of_path: s.fractionOfPath.map { $0 * 100 }, pairs: tr.count,
                            trans_rmse_m: tr.rmse, trans_mean_m: tr.mean, trans_median_m: tr.median, trans_max_m: tr.max,
                            trans_mean_pct: pct.mean, trans_median_pct: pct.median,
@@ -74,10 +81,16 @@ public struct EvaluationSummary: Codable, Equatable, Sendable {
         self.warnings = warnings
     }
 
-    /// One-line JSON (sorted keys).
+    /// One-line JSON (sorted keys). Non-finite numbers (which JSON cannot hold) throw
+    /// ``EvaluationError/nonFinite(_:)`` rather than an `EncodingError`.
     public func jsonString() throws -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return String(decoding: try encoder.encode(self), as: UTF8.self)
+        do {
+            return String(decoding: try encoder.encode(self), as: UTF8.self)
+        } catch EncodingError.invalidValue(_, let context) {
+            let key = context.codingPath.map(\.stringValue).joined(separator: ".")
+            throw EvaluationError.nonFinite("'\(key)'")
+        }
     }
 }

@@ -41,7 +41,7 @@ public enum TrajectoryLoadError: Error, Equatable, CustomStringConvertible {
         switch self {
         case .noGroundTruthInFolder(let p):
             return "\(p): a folder, but no ground truth at mav0/state_groundtruth_estimate0/data.csv (give the dataset root or the CSV)"
-        case .badRecord(let p, let l, let r): return "\(p):\(l): \(r)"
+        case .badRecord(let p, let l, let r): return PrintableText.escape("\(p):\(l): \(r)")
         case .noPoses(let p, let r): return "\(p): no usable poses (\(r))"
         case .file(let e): return e.description
         }
@@ -123,7 +123,7 @@ public enum TrajectoryLoader {
             }
             guard (object["type"] as? String) == "frame" else { continue }
             frames += 1
-            guard let t_ns = integer(object["t_ns"]) else { throw bad("frame record without an integer t_ns") }
+            guard let t_ns = integer(object["t_ns"]), t_ns >= 0 else { throw bad("frame record without a non-negative integer t_ns") }
             let state = trackingState(object["tracking_state"] ?? (object["camera"] as? [String: Any])?["tracking_state"])
             if state == "notavailable" || (state.hasPrefix("limited") && !includeLimited) { skipped += 1; continue }
             let camera = object["camera"] as? [String: Any]

@@ -106,6 +106,20 @@ public enum ImageCodec {
         return GrayImage(width: w, height: h, pixels: pixels)
     }
 
+    /// Decodes with the fast grayscale PNG decoder alone (no OpenCV fallback): for fuzzing that decoder.
+    /// Throws `.decode` for corrupt data and for any file that decoder does not handle.
+    static func decodeGrayFastPathOnly(data: [UInt8]) throws -> GrayImage {
+        var buffer: UnsafeMutablePointer<UInt8>?
+        var width: Int32 = 0, height: Int32 = 0
+        defer { wt_free(buffer) }
+        let status = data.withUnsafeBufferPointer {
+            wt_decode_png_gray_fast($0.baseAddress, $0.count, &buffer, &width, &height)
+        }
+        try checkStatus(status)
+        let (pixels, w, h) = takePixels(buffer, width, height, channels: 1)
+        return GrayImage(width: w, height: h, pixels: pixels)
+    }
+
     private static func encode(_ pixels: [UInt8], _ width: Int, _ height: Int, channels: Int32,
                                jpegQuality: Int? = nil) throws -> [UInt8] {
         try checkDimensions(width, height)

@@ -74,6 +74,20 @@ public struct PipelineSummary: Sendable {
     public var total: StageStatistics?
     /// Time from the first frame to the first `normal` state, seconds; nil if never normal.
     public var secondsToNormal: Double?
+    /// Frames skipped because an image could not be decoded (each was reported through `onWarning`).
+    public var skippedImages: [SkippedImage] = []
+    /// True when the run ended before the end of the data because `shouldStop` asked it to.
+    public var stoppedEarly = false
+}
+
+/// A frame the pipeline skipped because its image file could not be decoded (corrupt data).
+public struct SkippedImage: Error, Sendable, Equatable {
+    /// Frame time, ns.
+    public var t_ns: TimestampNs
+    /// The image file.
+    public var path: String
+    /// What the decoder said.
+    public var reason: String
 }
 
 /// Runs a dataset through the whole pipeline: image decode → feature frontend (with gyro-predicted
@@ -119,12 +133,26 @@ public final class TrackingPipeline {
         profiler = StageProfiler(warmupFrames: options.profileWarmupFrames)
     }
 
+    /// What the run had done when it last stopped, normally or not: after a thrown error this is the
+    /// summary up to the last completed frame (so a caller can still report and save it).
+    public private(set) var summarySoFar: PipelineSummary?
+
     /// Runs to the end of the dataset (or `maxSeconds`).
+    ///
+    /// A frame whose image cannot be decoded (corrupt data) is skipped: `onWarning` gets one message naming
+    /// the file, the IMU keeps flowing, and the frame is listed in the summary's `skippedImages`.
     /// - Parameters:
     ///   - progress: called about once per second of wall time.
     ///   - onFrame: called after each frame with everything it produced.
+    ///   - onPose: called with each frame's body pose that goes into `bodyTrajectory`, as soon as the
+    ///     estimator has it (before the frame's records are written), so a caller can save it at once.
+    ///   - onWarning: called with a one-line message for each skipped frame.
+    ///   - shouldStop: polled before each frame; `true` ends the run there (the summary says `stoppedEarly`).
     public func run(progress: ((PipelineProgress) -> Void)? = nil,
-                    onFrame: ((PipelineFrameResult) -> Void)? = nil) throws -> PipelineSummary {
+                    onFrame: ((PipelineFrameResult) -> Void)? = nil,
+                    onPose: ((StampedPose) -> Void)? = nil,
+                    onWarning: ((String) -> Void)? = nil,
+                    shouldStop: (() -> Bool)? = nil) throws -> PipelineSummary {
         let wallStart = DispatchTime.now().uptimeNanoseconds
         var lastProgress = wallStart
         let frames = dataset.cameras[0].frames
@@ -139,6 +167,22 @@ public final class TrackingPipeline {
         var firstNormalT: TimestampNs?
         var recentImu: [ImuSample] = []
         var lastFrameT: TimestampNs?
+        var skipped: [SkippedImage] = []
+        var stoppedEarly = false
+        var lastProcessedT: TimestampNs?
+
+        func summary(completed: Bool) -> PipelineSummary {
+            let wall = Double(DispatchTime.now().uptimeNanoseconds - wallStart) * 1e-9
+            let lastT = trajectory.last?.t_ns ?? firstFrameT
+            let dataEnd = completed ? (frames.prefix(totalFrames).last?.t_ns ?? firstFrameT) : (lastProcessedT ?? firstFrameT)
+            return PipelineSummary(frames: frameCount, trackingStateCounts: stateCounts, bodyTrajectory: trajectory,
+                                   datasetSeconds: Time.seconds(max(lastT, dataEnd) - firstFrameT),
+                                   wallSeconds: wall, stages: profiler.statistics, total: profiler.total,
+                                   secondsToNormal: firstNormalT.map { Time.seconds($0 - firstFrameT) },
+                                   skippedImages: skipped, stoppedEarly: stoppedEarly)
+        }
+        summarySoFar = nil
+        defer { if summarySoFar == nil { summarySoFar = summary(completed: false) } }
 
         for event in dataset.events(stereo: options.stereo) {
             if event.t_ns > endT { break }
@@ -154,10 +198,24 @@ public final class TrackingPipeline {
             case .stereoFrame(let l, let r):
                 left = l; right = options.stereo ? r : nil
             }
+            if let shouldStop, shouldStop() { stoppedEarly = true; break }
             if options.realtime { pace(datasetT: left.t_ns - firstFrameT, wallStart: wallStart) }
 
-            let images = try profiler.measure(.decode) { () throws -> (GrayImage, GrayImage?) in
-                (try loadImage(left), try right.map(loadImage))
+            let decoded = profiler.measure(.decode) { () -> Result<(GrayImage, GrayImage?), SkippedImage> in
+                do { return .success((try loadImage(left), try right.map(loadImage))) } catch let failure as SkippedImage {
+                    return .failure(failure)
+                } catch {
+                    return .failure(SkippedImage(t_ns: left.t_ns, path: left.path, reason: "\(error)"))
+                }
+            }
+            let images: (GrayImage, GrayImage?)
+            switch decoded {
+            case .success(let pair): images = pair
+            case .failure(let skip):
+                // Like an absent image: the frame is left out, the IMU goes on.
+                skipped.append(skip)
+                onWarning?("\(skip.path): \(skip.reason); frame \(skip.t_ns) skipped")
+                continue
             }
             // Gyro samples spanning the interval since the previous frame predict the tracks' motion;
             // `recentImu` holds only those (plus 20 ms before it, for interpolation at the interval's start).
@@ -174,6 +232,7 @@ public final class TrackingPipeline {
                 },
                 imageDisparityPx: features.meanDisparityPx)
             var estimate = profiler.measure(.update) { estimator.addFrame(featureFrame) }
+            lastProcessedT = left.t_ns
             // Map reuse: points mapped earlier and seen again refine this frame's pose.
             if let reobserver {
                 try profiler.measure(.mapReuse) {
@@ -188,6 +247,8 @@ public final class TrackingPipeline {
             }
 
             let stateString = estimate.trackingState.description
+            let usable = TrackingPipeline.isUsable(estimate.trackingState)
+            if usable { onPose?(StampedPose(t_ns: left.t_ns, pose: estimate.T_W_B)) }
             let worldInput = WorldFrameInput(
                 t_ns: left.t_ns, isTrackingNormal: estimate.trackingState == .normal, trackingState: stateString,
                 T_W_C: estimate.T_W_C, T_W_B: estimate.T_W_B, camera: camera,
@@ -208,7 +269,7 @@ public final class TrackingPipeline {
             stateCounts[stateString, default: 0] += 1
             lastState = estimate.trackingState
             if estimate.trackingState == .normal && firstNormalT == nil { firstNormalT = left.t_ns }
-            if TrackingPipeline.isUsable(estimate.trackingState) {
+            if usable {
                 trajectory.append(StampedPose(t_ns: left.t_ns, pose: estimate.T_W_B))
             }
             onFrame?(PipelineFrameResult(features: features, estimate: estimate, world: worldFrame, records: records))
@@ -224,12 +285,9 @@ public final class TrackingPipeline {
         let finalRecords = try consumers.flatMap { try $0.finish() }
         for writer in writers { try writer.write(finalRecords) }
 
-        let wall = Double(DispatchTime.now().uptimeNanoseconds - wallStart) * 1e-9
-        let lastT = trajectory.last?.t_ns ?? firstFrameT
-        return PipelineSummary(frames: frameCount, trackingStateCounts: stateCounts, bodyTrajectory: trajectory,
-                               datasetSeconds: Time.seconds(max(lastT, frames.prefix(totalFrames).last?.t_ns ?? firstFrameT) - firstFrameT),
-                               wallSeconds: wall, stages: profiler.statistics, total: profiler.total,
-                               secondsToNormal: firstNormalT.map { Time.seconds($0 - firstFrameT) })
+        let done = summary(completed: !stoppedEarly)
+        summarySoFar = done
+        return done
     }
 
     /// True for states whose pose is worth writing to a trajectory file.
@@ -241,8 +299,17 @@ public final class TrackingPipeline {
         }
     }
 
+    /// The frame's image; a decode failure is a `SkippedImage` (message without the path, which it names).
     private func loadImage(_ ref: CameraFrameRef) throws -> GrayImage {
-        do { return try ref.loadImage() } catch { throw PipelineError.badInput("\(ref.path): \(error)") }
+        do { return try ref.loadImage() } catch let error as ImagingError {
+            let reason: String
+            switch error {
+            case let .decode(_, message): reason = "cannot decode image: \(message)"
+            case let .fileIO(_, message): reason = "cannot read image: \(message)"
+            default: reason = error.description
+            }
+            throw SkippedImage(t_ns: ref.t_ns, path: ref.path, reason: reason)
+        }
     }
 
     private func pace(datasetT: TimestampNs, wallStart: UInt64) {

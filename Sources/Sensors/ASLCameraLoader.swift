@@ -1,4 +1,5 @@
 import Foundation
+import Imaging
 
 /// Loads one camera folder of an ASL dataset (`sensor.yaml`, `data.csv`, `data/`), logging problems.
 enum ASLCameraLoader {
@@ -62,31 +63,57 @@ enum ASLCameraLoader {
         }
 
         guard let calibration else { return nil }
+        var badHeaders = Set<String>()
         if options.checkImageHeaders {
-            checkImages(frames, calibration: calibration, yamlPath: yamlPath, log: &log)
+            badHeaders = checkImages(frames, calibration: calibration, yamlPath: yamlPath, log: &log)
         }
-        let stream = CameraStream(index: index, calibration: calibration, folder: folder, frames: frames,
+        var stream = CameraStream(index: index, calibration: calibration, folder: folder, frames: frames,
                                   listedCount: listed, missingImages: missing)
+        if options.decodeImages {
+            stream.undecodableImages = decodeImages(frames.filter { !badHeaders.contains($0.path) }, log: &log)
+        }
         ASLFiles.checkRate(estimated: stream.estimatedRateHz, nominal: calibration.rateHz, what: "frame rate",
                            file: csvPath, yamlPath: yamlPath, tolerance: options.rateTolerance, log: &log)
         return stream
     }
 
-    /// Checks each image's PNG structure and that its size is the `sensor.yaml` resolution.
-    static func checkImages(_ frames: [CameraFrameRef], calibration: CameraCalibration, yamlPath: String, log: inout ProblemLog) {
+    /// Decodes every image; each one that fails is a warning (a run skips its frame). Returns their file names.
+    static func decodeImages(_ frames: [CameraFrameRef], log: inout ProblemLog) -> [String] {
+        let folder = frames.first.map { ($0.path as NSString).deletingLastPathComponent } ?? ""
+        var bad: [String] = []
+        for frame in frames {
+            do { _ = try frame.loadImage() } catch {
+                bad.append(frame.fileName)
+                let reason: String
+                if case let ImagingError.decode(_, message) = error { reason = message } else { reason = "\(error)" }
+                log.capped("undecodable images", group: folder, DatasetProblem(.warning, file: frame.path,
+                    message: "cannot decode the image: \(reason) (`run` skips this frame)"))
+            }
+        }
+        return bad
+    }
+
+    /// Checks each image's PNG structure and that its size is the `sensor.yaml` resolution; returns the
+    /// paths of the images that failed.
+    @discardableResult
+    static func checkImages(_ frames: [CameraFrameRef], calibration: CameraCalibration, yamlPath: String, log: inout ProblemLog) -> Set<String> {
+        var failed = Set<String>()
         let w = calibration.model.width, h = calibration.model.height
         let folder = frames.first.map { ($0.path as NSString).deletingLastPathComponent } ?? ""
         for frame in frames {
             do {
                 let header = try PNGHeader.read(path: frame.path)
                 if header.width != w || header.height != h {
+                    failed.insert(frame.path)
                     log.capped("images of the wrong size", group: folder, DatasetProblem(.fatal, file: frame.path,
                         message: "image is \(header.width)×\(header.height) but \(yamlPath) says resolution [\(w), \(h)]"))
                 }
             } catch {
+                failed.insert(frame.path)
                 log.capped("corrupt images", group: folder, DatasetProblem(.fatal, file: frame.path, message: "\(error)"))
             }
         }
+        return failed
     }
 }
 

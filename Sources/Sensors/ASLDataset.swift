@@ -147,6 +147,9 @@ public struct ASLDataset: Sendable {
 public struct ASLLoadOptions: Sendable {
     /// Check every listed image's PNG header (signature, IHDR, size against `sensor.yaml`, `IEND`).
     public var checkImageHeaders: Bool
+    /// Also decode every image (slow: the whole dataset is read). An image whose data cannot be decoded is
+    /// a warning naming it (a run skips that frame) and is listed in `CameraStream.undecodableImages`.
+    public var decodeImages = false
     /// An IMU step longer than this many median sample periods is reported as a gap.
     public var imuGapPeriods: Double
     /// Relative difference between the estimated and the `sensor.yaml` rate above which a warning is given.

@@ -22,11 +22,26 @@ enum ASLImuLoader {
         }
         guard ASLFiles.requireFile(csvPath, log: &log) else { return nil }
 
+        guard let data = FileManager.default.contents(atPath: csvPath) else {
+            log.fatal(csvPath, "cannot read the file")
+            return nil
+        }
+        let samples = parseSamples(bytes: [UInt8](data), csvPath: csvPath, options: options, log: &log)
+        guard let calibration else { return nil }
+        let stream = ImuStream(calibration: calibration, dataPath: csvPath, samples: samples)
+        ASLFiles.checkRate(estimated: stream.estimatedRateHz, nominal: calibration.rateHz, what: "IMU rate",
+                           file: csvPath, yamlPath: yamlPath, tolerance: options.rateTolerance, log: &log)
+        return stream
+    }
+
+    /// The IMU samples of `data.csv` bytes; every problem (malformed rows, non-finite values, time going
+    /// back, gaps) is logged naming `csvPath` and its line. Never throws: fatal problems make the loader throw.
+    static func parseSamples(bytes: [UInt8], csvPath: String, options: ASLLoadOptions, log: inout ProblemLog) -> [ImuSample] {
         var samples: [ImuSample] = []
         var lines: [Int] = []
         var rowCount = 0
         var previous: (t: TimestampNs, line: Int)?
-        let readable = CSVReader.forEachRow(path: csvPath) { row in
+        CSVReader.forEachRow(bytes: bytes) { row in
             rowCount += 1
             guard row.fields.count == 7 else {
                 log.capped("malformed rows", DatasetProblem(.fatal, file: csvPath, line: row.line,
@@ -58,10 +73,6 @@ enum ASLImuLoader {
             samples.append(ImuSample(t_ns: t, gyro_B: Vec3(v[0], v[1], v[2]), accel_B: Vec3(v[3], v[4], v[5])))
             lines.append(row.line)
         }
-        guard readable else {
-            log.fatal(csvPath, "cannot read the file")
-            return nil
-        }
         if rowCount == 0 { log.fatal(csvPath, "empty listing: no IMU samples") }
 
         let medianPeriod = RateEstimate.medianPeriodNs(samples.map(\.t_ns))
@@ -76,10 +87,6 @@ enum ASLImuLoader {
                 }
             }
         }
-        guard let calibration else { return nil }
-        let stream = ImuStream(calibration: calibration, dataPath: csvPath, samples: samples)
-        ASLFiles.checkRate(estimated: stream.estimatedRateHz, nominal: calibration.rateHz, what: "IMU rate",
-                           file: csvPath, yamlPath: yamlPath, tolerance: options.rateTolerance, log: &log)
-        return stream
+        return samples
     }
 }

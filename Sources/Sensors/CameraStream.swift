@@ -29,6 +29,9 @@ public struct CameraStream: Equatable, Sendable {
     public var listedCount: Int
     /// File names listed in `data.csv` whose image is absent from `data/` (skipped, in listing order).
     public var missingImages: [String]
+    /// File names of images that could not be decoded; filled only when loaded with
+    /// `ASLLoadOptions.decodeImages` (nil otherwise).
+    public var undecodableImages: [String]?
     /// Frame rate estimated from the time stamps (1 / median period), Hz; `nil` with fewer than 2 frames.
     public var estimatedRateHz: Double?
 

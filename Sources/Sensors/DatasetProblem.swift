@@ -19,12 +19,12 @@ public struct DatasetProblem: Equatable, Sendable, Codable, CustomStringConverti
     public var file: String
     /// The 1-based line of `file`, when the problem is on one line of a text file.
     public var line: Int?
-    /// What is wrong, in words.
+    /// What is wrong, in words (control characters quoted from the file are escaped, see `PrintableText`).
     public var message: String
 
     /// A problem in `file` (at `line`, if given).
     public init(_ severity: Severity, file: String, line: Int? = nil, message: String) {
-        self.severity = severity; self.file = file; self.line = line; self.message = message
+        self.severity = severity; self.file = file; self.line = line; self.message = PrintableText.escape(message)
     }
 
     /// `file:line: message` (or `file: message`), the form compilers use.

@@ -95,7 +95,62 @@ public enum SensorYAML {
         return "#" + trimmed
     }
 
+    /// Deepest nesting accepted (a sensor.yaml nests 2–3 levels). Yams composes nodes recursively, so a
+    /// file of thousands of `[` would overflow the stack; such files are refused before parsing.
+    static let maximumNesting = 64
+
+    /// Throws when `yaml` nests deeper than ``maximumNesting`` on some line (a conservative estimate:
+    /// open indentation levels + leading `- ` / `? ` entries + open flow brackets).
+    static func checkNesting(_ yaml: String, file: String) throws {
+        var flow = 0
+        var indents: [Int] = []
+        var lineNumber = 0
+        for line in Array(yaml.utf8).split(separator: 10, omittingEmptySubsequences: false) {
+            lineNumber += 1
+            var i = line.startIndex
+            var indent = 0
+            while i < line.endIndex, line[i] == 32 || line[i] == 9 { indent += 1; i += 1 }
+            if i == line.endIndex || line[i] == UInt8(ascii: "#") || line[i] == 13 { continue }
+            if flow == 0 {
+                while let top = indents.last, indent < top { indents.removeLast() }
+                if indents.last.map({ indent > $0 }) ?? true { indents.append(indent) }
+            }
+            var entries = 0
+            while i < line.endIndex, line[i] == UInt8(ascii: "-") || line[i] == UInt8(ascii: "?") {
+                let next = line.index(after: i)
+                guard next == line.endIndex || line[next] == 32 || line[next] == 9 else { break }
+                entries += 1
+                i = next
+                while i < line.endIndex, line[i] == 32 || line[i] == 9 { i += 1 }
+            }
+            var quote: UInt8? = nil
+            var previous: UInt8 = 32
+            var deepest = flow
+            while i < line.endIndex {
+                let c = line[i]
+                if let q = quote {
+                    if c == q { quote = nil }
+                } else if c == 34 || c == 39 {
+                    quote = c
+                } else if c == UInt8(ascii: "#") && (previous == 32 || previous == 9) {
+                    break
+                } else if c == UInt8(ascii: "[") || c == UInt8(ascii: "{") {
+                    flow += 1; deepest = max(deepest, flow)
+                } else if c == UInt8(ascii: "]") || c == UInt8(ascii: "}") {
+                    flow = max(0, flow - 1)
+                }
+                previous = c
+                i = line.index(after: i)
+            }
+            if indents.count + entries + deepest > maximumNesting {
+                throw DatasetError(path: file, file: file, line: lineNumber,
+                                   message: "nesting deeper than \(maximumNesting) levels: not a sensor.yaml")
+            }
+        }
+    }
+
     private static func parseRoot(_ yaml: String, file: String) throws -> Node {
+        try checkNesting(yaml, file: file)
         let node: Node?
         do {
             node = try Yams.compose(yaml: withoutOpenCVHeader(yaml))
@@ -114,6 +169,10 @@ public enum SensorYAML {
         switch error {
         case let .scanner(_, _, mark, _), let .parser(_, _, mark, _): return mark.line
         case let .composer(_, _, mark, _): return mark.line
+        case let .reader(_, offset, _, yaml):
+            // libyaml's reader reports a byte offset: the line is one more than the newlines before it.
+            guard let offset, offset >= 0 else { return nil }
+            return 1 + yaml.utf8.prefix(offset).lazy.filter { $0 == 10 }.count
         default: return nil
         }
     }
@@ -124,6 +183,8 @@ public enum SensorYAML {
             return [context?.text, problem].compactMap { $0 }.filter { !$0.isEmpty }.joined(separator: " ")
         case let .composer(context, problem, _, _):
             return [context?.text, problem].compactMap { $0 }.filter { !$0.isEmpty }.joined(separator: " ")
+        case let .reader(problem, _, value, _):
+            return value >= 0 ? String(format: "%@ (byte 0x%02X)", problem, value) : problem
         default:
             return "\(error)"
         }

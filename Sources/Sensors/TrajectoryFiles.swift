@@ -12,7 +12,9 @@ public enum TrajectoryFileError: Error, Equatable, CustomStringConvertible {
     /// A row's timestamp is not strictly after the previous row's (unsorted or duplicate).
     case unsorted(path: String, line: Int, reason: String)
 
-    public var description: String {
+    public var description: String { PrintableText.escape(rawDescription) }
+
+    private var rawDescription: String {
         switch self {
         case .unreadable(let p, let r): return "\(p): \(r)"
         case .empty(let p): return "\(p): no trajectory rows (file is empty or only comments)"
@@ -69,14 +71,22 @@ public enum TrajectoryFile {
 
     /// The TUM text of `poses`, with a `#` header line.
     public static func formatTUM(_ poses: [StampedPose]) -> String {
-        var out = "# timestamp tx ty tz qx qy qz qw\n"
+        var out = tumHeader
         out.reserveCapacity(poses.count * 120)
-        for p in poses {
-            let t = p.pose.translation, q = p.pose.rotation.quaternion
-            out += "\(secondsText(p.t_ns)) \(t.x) \(t.y) \(t.z) \(q.x) \(q.y) \(q.z) \(q.w)\n"
-        }
+        for p in poses { out += tumLine(p) }
         return out
     }
+
+    /// One TUM row for `pose`, with its newline: seconds with 9 decimals (exact nanoseconds, any `Int64`
+    /// time), values at full (round-trip) precision, quaternion `qx qy qz qw`. ``parseTUM(_:source:)``
+    /// reads it back exactly.
+    public static func tumLine(_ pose: StampedPose) -> String {
+        let t = pose.pose.translation, q = pose.pose.rotation.quaternion
+        return "\(secondsText(pose.t_ns)) \(t.x) \(t.y) \(t.z) \(q.x) \(q.y) \(q.z) \(q.w)\n"
+    }
+
+    /// The `#` header line ``formatTUM(_:)`` starts with (newline included).
+    public static let tumHeader = "# timestamp tx ty tz qx qy qz qw\n"
 
     // MARK: ASL ground truth
 
@@ -100,6 +110,10 @@ public enum TrajectoryFile {
             guard let t_ns = TimestampNs(fields[0]) else {
                 throw TrajectoryFileError.badLine(path: source, line: lineNumber,
                     reason: "column 1: timestamp '\(fields[0])' is not an integer number of nanoseconds")
+            }
+            guard t_ns >= 0 else {
+                throw TrajectoryFileError.badLine(path: source, line: lineNumber,
+                    reason: "column 1: timestamp '\(fields[0])' is negative (times must be ≥ 0)")
             }
             var v = [Double]()
             for k in 1..<fields.count {
@@ -152,30 +166,38 @@ public enum TrajectoryFile {
     }
 
     /// Parses a seconds field exactly to nanoseconds: plain decimals digit by digit (rounding past the
-    /// 9th decimal), anything else (exponent notation) through `Double`.
+    /// 9th decimal), so every time ``secondsText(_:)`` writes — up to `Int64.max` ns — reads back exactly;
+    /// anything else (exponent notation) through `Double`. Times must be non-negative (as dataset times
+    /// are) and fit `Int64` nanoseconds (up to 9223372036.854775807 s).
     static func parseSeconds(_ field: Substring, path: String, line: Int) throws -> TimestampNs {
         let bad = TrajectoryFileError.badLine(path: path, line: line,
                                               reason: "column 1: timestamp '\(field)' is not a finite number of seconds")
+        let tooLarge = TrajectoryFileError.badLine(path: path, line: line,
+            reason: "column 1: timestamp '\(field)' is too large for seconds (nanoseconds? TUM wants seconds; at most 9223372036.854775807)")
+        let negative = TrajectoryFileError.badLine(path: path, line: line,
+            reason: "column 1: timestamp '\(field)' is negative (times must be ≥ 0)")
         var s = field
-        var negative = false
-        if s.first == "-" || s.first == "+" { negative = s.first == "-"; s = s.dropFirst() }
+        var isNegative = false
+        if s.first == "-" || s.first == "+" { isNegative = s.first == "-"; s = s.dropFirst() }
         let parts = s.split(separator: ".", omittingEmptySubsequences: false)
         let digitsOnly = parts.allSatisfy { $0.allSatisfy { $0 >= "0" && $0 <= "9" } }
         let isPlain = parts.count <= 2 && digitsOnly && parts.contains { !$0.isEmpty }
-        if isPlain, parts[0].count <= 10, let whole = parts[0].isEmpty ? 0 : Int64(parts[0]), whole < 9_000_000_000 {
+        if isPlain {
+            let wholeText = parts[0].drop { $0 == "0" }
+            guard wholeText.count <= 10, let whole = wholeText.isEmpty ? 0 : Int64(wholeText) else { throw tooLarge }
             var fracDigits = parts.count == 2 ? Array(parts[1]) : []
             var roundUp = false
             if fracDigits.count > 9 { roundUp = fracDigits[9] >= "5"; fracDigits = Array(fracDigits[0..<9]) }
             let fracText = String(fracDigits) + String(repeating: "0", count: 9 - fracDigits.count)
-            var ns = whole * Time.nanosecondsPerSecond + (Int64(fracText) ?? 0) + (roundUp ? 1 : 0)
-            if negative { ns = -ns }
-            return ns
+            let (scaled, o1) = whole.multipliedReportingOverflow(by: Time.nanosecondsPerSecond)
+            let (withFrac, o2) = scaled.addingReportingOverflow((Int64(fracText) ?? 0) + (roundUp ? 1 : 0))
+            guard !o1, !o2 else { throw tooLarge }
+            if isNegative && withFrac != 0 { throw negative }
+            return withFrac
         }
         guard let d = Double(field), d.isFinite else { throw bad }
-        guard abs(d) < 9e9 else {
-            throw TrajectoryFileError.badLine(path: path, line: line,
-                reason: "column 1: timestamp '\(field)' is too large for seconds (nanoseconds? TUM wants seconds)")
-        }
+        guard d >= 0 else { throw negative }
+        guard d < 9.2e9 else { throw tooLarge }
         return Time.nanoseconds(d)
     }
 

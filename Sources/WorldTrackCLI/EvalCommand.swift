@@ -21,6 +21,11 @@ struct EvalCommand: ParsableCommand {
         error |1−s|·100 and completeness (share of the ground-truth time span covered by the estimate \
         without gaps longer than 3× its median frame interval).
 
+        At least 3 associated poses are needed (exit 2 otherwise). A ground-truth path shorter than 10 cm, \
+        or (se3, sim3) positions nearly on a line, gives a warning (stderr, under the table, and \
+        `warnings` of --json): the alignment and scale are then noise. Non-finite figures are exit 2. \
+        RPE lengths with no pose pair that far apart show no figures.
+
         Examples:
           worldtrack eval --estimate est.tum --groundtruth euroc/V1_01_easy
           worldtrack eval --estimate run.jsonl --groundtruth gt.csv --align se3
@@ -70,6 +75,7 @@ struct EvalCommand: ParsableCommand {
         } catch let error as TrajectoryLoadError {
             throw CLIError.badInput(error.description)
         }
+        if let plot { try Self.checkPlotFolder(plot) }
         let report: EvaluationReport
         do {
             report = try Evaluator.evaluate(estimate: est.poses, groundTruth: gt.poses, options: options)
@@ -80,21 +86,43 @@ struct EvalCommand: ParsableCommand {
         if est.skippedFrames > 0 {
             warnings.append("\(est.path): skipped \(est.skippedFrames) frames with tracking state notAvailable\(includeLimited ? "" : " or limited")")
         }
+        warnings += report.warnings
         for w in warnings { FileHandle.standardError.write(Data("worldtrack: warning: \(w)\n".utf8)) }
+        // JSON cannot hold inf/NaN: encode before writing anything, so a failure is a clean exit 2.
+        let jsonText: String?
+        do { jsonText = json ? try EvaluationSummary(report, warnings: warnings).jsonString() : nil } catch let error as EvaluationError {
+            throw CLIError.badInput(error.description)
+        }
         if let plot {
             do { try EvalPlots.write(report: report, to: plot) } catch {
                 throw CLIError.failure("writing plots to \(plot): \(error)")
             }
         }
-        if json {
-            print(try EvaluationSummary(report, warnings: warnings).jsonString())
+        if let jsonText {
+            print(jsonText)
         } else {
             print(EvalTable.render(report, estimatePath: est.path, groundTruthPath: gt.path))
         }
     }
 
+    /// The --plot folder must be creatable (or an existing folder): checked before the evaluation.
+    static func checkPlotFolder(_ path: String) throws {
+        var isDir: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isDir) {
+            guard isDir.boolValue else { throw CLIError.badInput("--plot \(path): exists and is not a folder") }
+            return
+        }
+        let parent = (path as NSString).deletingLastPathComponent
+        let folder = parent.isEmpty ? "." : parent
+        guard FileManager.default.fileExists(atPath: folder, isDirectory: &isDir), isDir.boolValue else {
+            throw CLIError.badInput("--plot \(path): folder \(folder) does not exist")
+        }
+    }
+
     func makeOptions() throws -> EvaluationOptions {
-        guard maxDt.isFinite, maxDt >= 0 else { throw CLIError.badInput("--max-dt must be a non-negative number of seconds, got \(maxDt)") }
+        guard maxDt.isFinite, maxDt >= 0, maxDt <= 1e6 else {
+            throw CLIError.badInput("--max-dt must be a non-negative number of seconds (at most 1e6), got \(maxDt)")
+        }
         if let n = alignFirst, n < 1 { throw CLIError.badInput("--align-first must be at least 1, got \(n)") }
         guard let segmentLengths = SegmentLengths(parsing: segments) else {
             throw CLIError.badInput("--segments '\(segments)': expected percentages like 10%,20%,30% or metres like 8,16,24m")

@@ -27,11 +27,15 @@ enum EvalTable {
             let t = s.translation, pct = s.translationPercent, rot = s.rotation
             let label = s.fractionOfPath.map { pad("\(Int(($0 * 100).rounded()))%", 5) } ?? "     "
             if t.count == 0 {
-                lines.append("\(label)\(pad(f(s.length_m, 2), 10))\(pad("0", 8))   (no pose pair this far apart)")
+                lines.append("\(label)\(pad(f(s.length_m, 2), 10))\(pad("0", 8))   — (no pose pair this far apart: no figures)")
                 continue
             }
             lines.append(label + pad(f(s.length_m, 2), 10) + pad("\(t.count)", 8) + pad(f(t.mean), 15) + pad(f(t.median), 11)
                          + pad(f(pct.mean, 2), 9) + pad(f(rot.mean, 3), 13) + pad(f(rot.rmse, 3), 13))
+        }
+        if !r.warnings.isEmpty {
+            lines.append("")
+            for w in r.warnings { lines.append("warning: \(w)") }
         }
         return lines.joined(separator: "\n")
     }

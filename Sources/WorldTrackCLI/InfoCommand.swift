@@ -14,9 +14,11 @@ struct InfoCommand: ParsableCommand {
         timestamps, the IMU values and the calibration, and lists each problem with its file and line. \
         Rates are estimated from the timestamps (median period) and compared with sensor.yaml.
 
-        Listed images that are absent are skipped and reported as a warning. Exit status: 0 when the \
-        dataset is usable (warnings included), 2 when it has a fatal problem (the problems go to \
-        stderr as `worldtrack: error: FILE:LINE: MESSAGE`).
+        Listed images that are absent are skipped and reported as a warning. With --check-images every \
+        image is decoded too, and each one whose data is corrupt is a warning naming it (`run` skips \
+        those frames, with a warning each). Exit status: 0 when the dataset is usable (warnings \
+        included), 2 when it has a fatal problem (the problems go to stderr as \
+        `worldtrack: error: FILE:LINE: MESSAGE`).
 
         Examples:
           worldtrack info ../shared/datasets/euroc-v101-micro
@@ -34,11 +36,17 @@ struct InfoCommand: ParsableCommand {
     @Flag(name: .customLong("skip-image-check"), help: "Do not open every image to check its PNG header (faster on huge datasets).")
     var skipImageCheck = false
 
+    @Flag(name: .customLong("check-images"), help: "Decode every image and list those whose data is corrupt (slow: reads the whole dataset).")
+    var checkImages = false
+
     init() {}
 
     func run() throws {
         // A DatasetError (fatal problem) reaches main, which reports it and exits 2.
-        let loaded = try ASLDataset(path: dataset, options: ASLLoadOptions(checkImageHeaders: !skipImageCheck))
+        if checkImages && skipImageCheck { throw CLIError.badInput("--check-images and --skip-image-check contradict each other") }
+        var options = ASLLoadOptions(checkImageHeaders: !skipImageCheck)
+        options.decodeImages = checkImages
+        let loaded = try ASLDataset(path: dataset, options: options)
         let report = InfoReport(loaded)
         let output = json ? try report.json() : report.text()
         FileHandle.standardOutput.write(Data((output + "\n").utf8))

@@ -25,6 +25,8 @@ struct InfoReport: Codable, Equatable {
         var missingImages: Int
         /// The first few absent file names.
         var missingImageNames: [String]
+        /// With `--check-images`: images that could not be decoded (a run skips their frames); absent otherwise.
+        var undecodableImages: [String]?
         var firstTNs: Int64?
         var lastTNs: Int64?
         var durationS: Double
@@ -77,6 +79,7 @@ struct InfoReport: Codable, Equatable {
                           rateHzYaml: c.calibration.rateHz, frames: c.frames.count, listed: c.listedCount,
                           missingImages: c.missingImages.count,
                           missingImageNames: Array(c.missingImages.prefix(Self.missingNamesListed)),
+                          undecodableImages: c.undecodableImages,
                           firstTNs: c.firstT_ns, lastTNs: c.lastT_ns, durationS: Self.round(c.durationSeconds, 6))
         }
         let noise = d.imu.calibration.noise

@@ -17,6 +17,12 @@ struct RunCommand: ParsableCommand {
         anchors in view) plus anchor and consumer records. Schema: docs/STREAM.md. Progress and \
         the summary go to stderr, so `worldtrack run … | jq` always works.
 
+        Outputs survive: output paths are checked before the first frame (exit 2), --trajectory is \
+        written as the run goes (whole lines, at least once a second), and a run that fails or is \
+        stopped keeps every pose computed. Exit status: 0, 1 (failed run), 2 (bad input), 130 / 143 \
+        (SIGINT / SIGTERM), 141 (stdout reader gone). Frames whose image cannot be decoded are \
+        skipped with a warning and counted.
+
         With no DATASET, runs on the embedded default: a simulated furnished room (30 s handheld \
         walk), simulated once and cached in Datasets/cache/ (or ~/.cache/worldtrack).
 
@@ -39,7 +45,7 @@ struct RunCommand: ParsableCommand {
     @Flag(help: "Track with both cameras (cam0 + cam1).")
     var stereo = false
 
-    @Option(help: "Write the body (IMU) trajectory in TUM format to this file (refuses to overwrite; see --force).")
+    @Option(help: "Write the body (IMU) trajectory in TUM format to this file, as the run goes (refuses to overwrite; see --force).")
     var trajectory: String?
 
     @Option(help: "Process only the first S seconds of camera data.")
@@ -73,15 +79,29 @@ struct RunCommand: ParsableCommand {
     var force = false
 
     func validate() throws {
-        if let seconds, !(seconds > 0 && seconds.isFinite) { throw ValidationError("--seconds must be > 0 (got \(seconds))") }
+        if let seconds, !(seconds > 0 && seconds.isFinite && seconds < 1e9) { throw ValidationError("--seconds must be > 0 (got \(seconds))") }
         if pipe != nil && noStream { throw ValidationError("--pipe and --no-stream contradict each other") }
     }
 
     func run() throws {
+        // A reader that goes away (`| head`, a --pipe program that exits) makes writes fail with EPIPE,
+        // handled as "reader gone", instead of killing the process before it saves its outputs.
+        signal(SIGPIPE, SIG_IGN)
         let log = StderrLog(quiet: quiet)
-        for output in [trajectory, summaryJson].compactMap({ $0 }) where FileManager.default.fileExists(atPath: output) && !force {
-            throw CLIError.badInput("\(output) exists; pass --force to replace it")
+
+        // Every output path is checked before anything is read (exit 2 naming it).
+        let outputs = [("--trajectory", trajectory), ("--summary-json", summaryJson)].compactMap { o in o.1.map { (o.0, $0) } }
+        for (option, path) in outputs { try OutputPath.checkFile(path, option: option, force: force) }
+        if let trajectory, let summaryJson,
+           URL(fileURLWithPath: trajectory).standardizedFileURL == URL(fileURLWithPath: summaryJson).standardizedFileURL {
+            throw CLIError.badInput("--trajectory and --summary-json name the same file \(trajectory)")
         }
+        // Consumers check their own outputs (burst: out= must be a new or empty folder) when made.
+        let consumerObjects: [any FrameConsumer]
+        do { consumerObjects = try consumers.map { try ConsumerFactory.make($0) } } catch {
+            throw CLIError.badInput("--consumer: \(error)")
+        }
+
         let path: String
         if let dataset {
             path = dataset
@@ -98,11 +118,11 @@ struct RunCommand: ParsableCommand {
         let data = try ASLDataset(path: path)
         for problem in data.problems { log.line("warning: \(problem)") }
 
-        let consumerObjects: [any FrameConsumer]
-        do { consumerObjects = try consumers.map { try ConsumerFactory.make($0) } } catch {
-            throw CLIError.badInput("--consumer: \(error)")
-        }
-
+        var options = PipelineOptions()
+        options.stereo = stereo
+        options.maxSeconds = seconds
+        options.realtime = realtime
+        options.mapReuse.enabled = !noMapReuse
         var writers: [StreamWriter] = []
         var child: Process?
         if let pipe {
@@ -112,44 +132,105 @@ struct RunCommand: ParsableCommand {
         } else if !noStream {
             writers.append(StreamWriter(handle: .standardOutput))
         }
-
-        var options = PipelineOptions()
-        options.stereo = stereo
-        options.maxSeconds = seconds
-        options.realtime = realtime
-        options.mapReuse.enabled = !noMapReuse
+        // From here on SIGINT/SIGTERM stop the run at a frame boundary, after saving (installed after the
+        // --pipe program started, so that it keeps the default actions).
+        StopSignal.install()
         let pipeline: TrackingPipeline
+        let trajectoryFile: LineFile?
         do {
-            pipeline = try TrackingPipeline(dataset: data, options: options, consumers: consumerObjects, writers: writers)
-        } catch let error as PipelineError {
-            throw CLIError.badInput(error.description)
-        }
-        log.line("run: \(path) (\(data.cameras[0].frames.count) frames, \(stereo ? "stereo" : "mono") + IMU)")
-        let summary: PipelineSummary
-        do {
-            summary = try pipeline.run(progress: { p in
-                log.progress(String(format: "run: frame %d/%d  t=%.1f s  %.0f fps  %@", p.frames, p.totalFrames,
-                                    p.datasetSeconds, Double(p.frames) / max(p.wallSeconds, 1e-9), p.trackingState.description))
-            })
-        } catch let error as PipelineError {
-            throw CLIError.badInput(error.description)
+            do {
+                pipeline = try TrackingPipeline(dataset: data, options: options, consumers: consumerObjects, writers: writers)
+            } catch let error as PipelineError {
+                throw CLIError.badInput(error.description)
+            }
+            // The trajectory file is created now (before the first frame) and written as the run goes.
+            trajectoryFile = try trajectory.map { try LineFile(path: $0, option: "--trajectory", replace: force) }
         } catch {
-            throw CLIError.failure("\(error)")
+            if let child { _ = ExternalPipe.finish(child, timeout: 2) }
+            throw error
         }
-        if let child { try ExternalPipe.finish(child, writer: writers.first) }
+        try execute(pipeline, trajectoryFile: trajectoryFile, child: child, datasetPath: path,
+                    frameCount: data.cameras[0].frames.count, log: log)
+    }
 
-        if let trajectory {
-            do { try TrajectoryFile.writeTUM(summary.bodyTrajectory, to: trajectory) } catch {
-                throw CLIError.failure("could not write \(trajectory): \(error)")
-            }
-            log.line("run: wrote \(summary.bodyTrajectory.count) body poses (TUM) to \(trajectory)")
+    /// Runs the pipeline and saves what it computed however the run ends.
+    private func execute(_ pipeline: TrackingPipeline, trajectoryFile: LineFile?, child: Process?, datasetPath path: String,
+                         frameCount: Int, log: StderrLog) throws {
+        trajectoryFile?.append(TrajectoryFile.tumHeader)
+        trajectoryFile?.flush()
+
+        log.line("run: \(path) (\(frameCount) frames, \(stereo ? "stereo" : "mono") + IMU)")
+        var failure: Error?
+        var summary: PipelineSummary?
+        do {
+            summary = try pipeline.run(
+                progress: { p in
+                    log.progress(String(format: "run: frame %d/%d  t=%.1f s  %.0f fps  %@", p.frames, p.totalFrames,
+                                        p.datasetSeconds, Double(p.frames) / max(p.wallSeconds, 1e-9), p.trackingState.description))
+                },
+                onPose: { pose in trajectoryFile?.append(TrajectoryFile.tumLine(pose)) },
+                onWarning: { log.warning($0) },
+                shouldStop: {
+                    trajectoryFile?.flushIfDue()
+                    return StopSignal.pending != nil || trajectoryFile?.error != nil
+                })
+        } catch {
+            failure = error
         }
-        if let summaryJson {
-            do { try RunSummaryJSON(summary, dataset: path).write(to: summaryJson) } catch {
-                throw CLIError.failure("could not write \(summaryJson): \(error)")
+        let result = summary ?? pipeline.summarySoFar
+
+        // Save first, report after: the trajectory keeps every pose computed, whatever happened.
+        let trajectoryError = trajectoryFile?.close()
+        let childStatus = child.map { ExternalPipe.finish($0) }
+        let kept = result.map { "\($0.bodyTrajectory.count)" } ?? "0"
+        let keptNote = trajectory.map { " (\($0) keeps the \(kept) poses computed)" } ?? ""
+        let outcome = Self.outcome(failure: failure, signal: StopSignal.pending, trajectoryError: trajectoryError,
+                                   childStatus: childStatus, command: pipe, frames: result?.frames ?? 0, note: keptNote)
+        if let summaryJson, let result {
+            do { try RunSummaryJSON(result, dataset: path, stopped: outcome?.description).write(to: summaryJson) } catch {
+                log.warning("could not write \(summaryJson): \(error.localizedDescription)")
             }
         }
-        log.summary(summary)
-        if profile { FileHandle.standardError.write(Data((ProfileReport.text(summary) + "\n").utf8)) }
+        if let result {
+            if outcome == nil, let trajectory { log.line("run: wrote \(result.bodyTrajectory.count) body poses (TUM) to \(trajectory)") }
+            log.summary(result)
+            if profile { Stderr.write(ProfileReport.text(result) + "\n") }
+        }
+        if let outcome { throw outcome }
+    }
+
+    /// How a run ended, as the error `main` reports (nil: success).
+    static func outcome(failure: Error?, signal: Int32?, trajectoryError: String?, childStatus: Int32?, command: String?,
+                        frames: Int, note: String) -> CLIError? {
+        let after = "after \(frames) frame\(frames == 1 ? "" : "s")"
+        if let signal {
+            return .stopped("interrupted by \(StopSignal.name(signal)) \(after)\(note)", exitCode: 128 + signal)
+        }
+        if let trajectoryError {
+            return .failure("could not write the trajectory: \(trajectoryError); stopped \(after)\(note)")
+        }
+        if let failure {
+            if case StreamWriteError.readerGone = failure {
+                guard let command, let status = childStatus else {
+                    return .stopped("standard output was closed by its reader; stopped \(after)\(note)", exitCode: 141)
+                }
+                if status == 0 {
+                    return .stopped("the --pipe command '\(command)' exited before reading the whole stream; stopped \(after)\(note)", exitCode: 141)
+                }
+                let message = ExternalPipe.describe(command: command, status: status) + "; stopped \(after)\(note)"
+                return status == 127 || status == 126 ? .badInput(message) : .failure(message)
+            }
+            if let failure = failure as? StreamWriteError {
+                return .failure("could not write the stream: \(failure); stopped \(after)\(note)")
+            }
+            if let failure = failure as? PipelineError { return .badInput("\(failure.description); stopped \(after)\(note)") }
+            if let failure = failure as? ConsumerError { return .badInput("consumer: \(failure.description); stopped \(after)\(note)") }
+            return .failure("\(failure); stopped \(after)\(note)")
+        }
+        if let command, let status = childStatus, status != 0 {
+            let message = ExternalPipe.describe(command: command, status: status) + note
+            return status == 127 || status == 126 ? .badInput(message) : .failure(message)
+        }
+        return nil
     }
 }

@@ -9,7 +9,11 @@ do {
     try command.run()
 } catch {
     if let cliError = CLIError.from(error) {
-        FileHandle.standardError.write(Data("worldtrack: error: \(cliError.description)\n".utf8))
+        let prefix: String
+        if case .stopped = cliError { prefix = "worldtrack: stopped: " } else { prefix = "worldtrack: error: " }
+        let text = prefix + cliError.description + "\n"
+        // write(2), not FileHandle.write: a closed stderr must not turn an error into a crash.
+        _ = text.withCString { write(STDERR_FILENO, $0, strlen($0)) }
         exit(cliError.exitCode)
     }
     WorldTrackCommand.exit(withError: error)

@@ -180,10 +180,27 @@ func pixel(_ p_W: Vec3, _ T_W_C: SE3 = defaultPose) throws -> [Double] {
             #expect(side.tracking_state == "normal")
             #expect(side.anchors.contains { $0.kind == "plane" })
         }
-        // A second run into the same folder refuses to overwrite.
-        let again = try ConsumerFactory.make("burst:every=3,count=4,start=0.2,out=\(out)")
-        #expect(throws: ConsumerError.fileExists(path: (out as NSString).appendingPathComponent("frame_1200000000.png"))) {
-            _ = try streamRoom(consumers: [again], images: true)
+        // A second run into the same folder is refused when the consumer is made, before any frame.
+        #expect(throws: ConsumerError.self) { _ = try ConsumerFactory.make("burst:every=3,count=4,start=0.2,out=\(out)") }
+        do { _ = try ConsumerFactory.make("burst:every=3,count=4,start=0.2,out=\(out)") } catch let ConsumerError.badFile(path, reason) {
+            #expect(path == out && reason.contains("not empty"))
+        }
+    }
+
+    @Test func aFileAppearingDuringTheRunIsNotOverwritten() throws {
+        let dir = try TemporaryDirectory()
+        let out = dir.path("burst")
+        let consumer = try ConsumerFactory.make("burst:every=3,count=4,start=0.2,out=\(out)")
+        // Someone else writes the first frame's image after the folder was checked.
+        let intruder = (out as NSString).appendingPathComponent("frame_1200000000.png")
+        try Data([1, 2, 3]).write(to: URL(fileURLWithPath: intruder))
+        #expect(throws: ConsumerError.fileExists(path: intruder)) { _ = try streamRoom(consumers: [consumer], images: true) }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: intruder)) == Data([1, 2, 3]))
+    }
+
+    @Test func everyAbcNamesTheBadValue() {
+        #expect(throws: ConsumerError.badValue(consumer: "burst", key: "every", value: "abc", expected: "a positive integer")) {
+            _ = try ConsumerFactory.make("burst:every=abc")
         }
     }
 

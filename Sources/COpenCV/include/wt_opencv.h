@@ -62,6 +62,11 @@ wt_status wt_decode_memory(const uint8_t *data, size_t size, int32_t channels,
 wt_status wt_decode_memory_opencv(const uint8_t *data, size_t size, int32_t channels,
                                   uint8_t **out_pixels, int32_t *out_width, int32_t *out_height);
 
+/** Only the fast grayscale PNG decoder, never OpenCV: WT_OK with 8-bit gray pixels, or WT_ERR_DECODE
+ *  saying the data is corrupt or not a PNG that decoder handles (for fuzzing that decoder on its own). */
+wt_status wt_decode_png_gray_fast(const uint8_t *data, size_t size,
+                                  uint8_t **out_pixels, int32_t *out_width, int32_t *out_height);
+
 /** wt_decode_memory on a file's bytes; WT_ERR_IO when the file cannot be read. */
 wt_status wt_decode_file(const char *path, int32_t channels,
                          uint8_t **out_pixels, int32_t *out_width, int32_t *out_height);
