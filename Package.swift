@@ -107,7 +107,7 @@ let package = Package(
                 path: "Tests/TestSupport", swiftSettings: swift5),
         .testTarget(name: "GeometryTests", dependencies: ["Geometry"], swiftSettings: swift5),
         .testTarget(name: "LinearAlgebraTests", dependencies: ["Geometry", "LinearAlgebra"], swiftSettings: swift5),
-        .testTarget(name: "ImagingTests", dependencies: ["Imaging"], swiftSettings: swift5),
+        .testTarget(name: "ImagingTests", dependencies: ["Imaging", "TestSupport"], swiftSettings: swift5),
         .testTarget(name: "SensorsTests", dependencies: ["Geometry", "Imaging", "Sensors", "TestSupport"], swiftSettings: swift5),
         .testTarget(name: "SimulationTests", dependencies: ["Geometry", "Imaging", "Sensors", "Simulation", "TestSupport"],
                     swiftSettings: swift5),

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 @testable import Imaging
 
 /// Deterministic synthetic images for the imaging tests.
@@ -124,16 +125,12 @@ enum SyntheticImages {
     }
 }
 
-/// Locations of the shared development data, relative to the package root.
+/// The shared development data (found through TestSupport's `SharedDatasets`) and scratch folders.
 enum TestData {
-    /// The package root (three levels above this file: Tests/ImagingTests/<file>).
-    static var packageRoot: URL {
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    }
-
     /// The EuRoC micro dataset's cam0 frames, sorted; `nil` when the dataset is absent or has no PNG frames.
     static func eurocCam0Frames() -> [String]? {
-        let dir = packageRoot.appendingPathComponent("../shared/datasets/euroc-v101-micro/mav0/cam0/data").standardized
+        guard let root = SharedDatasets.path(SharedDatasets.eurocMicroName) else { return nil }
+        let dir = URL(fileURLWithPath: root).appendingPathComponent("mav0/cam0/data")
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: dir.path) else { return nil }
         let frames = names.filter { $0.hasSuffix(".png") }.sorted().map { dir.appendingPathComponent($0).path }
         return frames.isEmpty ? nil : frames
