@@ -2,11 +2,15 @@
 //
 // WorldTrack — an open world-tracking (visual-inertial odometry + world layer) engine.
 // Module map: docs/ARCHITECTURE.md.
+//
+// Every target's dependencies are exactly the modules its sources import: `Tools/check_package_graph.py`
+// (run by `Tools/test.sh`) fails when a declared dependency is not imported or an import is not declared.
 
 import PackageDescription
 
-/// OpenCV modules the C-interop layer uses. Linking only these (not the pkg-config
-/// set of ~55 modules) keeps start-up fast and the dependency surface small.
+/// OpenCV modules the C-interop layer uses. Linking only these (not pkg-config's list of ~55 modules, which
+/// brings in Qt, VTK and HDF5) keeps start-up fast and the dependency surface small. The headers come from
+/// pkg-config through the `COpenCVSystem` target (see there).
 let openCVLibraries: [LinkerSetting] = [
     "opencv_core", "opencv_imgproc", "opencv_imgcodecs",
     "opencv_features2d", "opencv_video", "opencv_calib3d",
@@ -18,23 +22,35 @@ let package = Package(
     name: "WorldTrack",
     platforms: [.macOS(.v13)],
     products: [
-        .executable(name: "worldtrack", targets: ["worldtrack"]),
+        /// The engine: `import WorldTrack` (the pipeline, sensors and datasets, frontend, estimator, world layer,
+        /// consumers and the stream).
+        .library(name: "WorldTrack", targets: ["WorldTrack"]),
+        /// The world simulator (scenes, trajectories, rendered ASL datasets with exact ground truth): `import Simulation`.
+        .library(name: "WorldTrackSimulation", targets: ["Simulation"]),
+        /// Trajectory evaluation (association, alignment, ATE, RPE, plots): `import Evaluation`.
+        .library(name: "WorldTrackEvaluation", targets: ["Evaluation"]),
+        .executable(name: "worldtrack", targets: ["WorldTrackMain"]),
         .executable(name: "worldtrack-bench", targets: ["WorldTrackBench"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/jpsim/Yams", from: "5.0.1"),
-        .package(url: "https://github.com/apple/swift-log", from: "1.5.0"),
     ],
     targets: [
         // MARK: C layers (implementation details; only Imaging / LinearAlgebra import them)
         .systemLibrary(name: "CLAPACKE", path: "Sources/CLAPACKE"),
+        // OpenCV's include path from pkg-config. SwiftPM links every library a system-library target's
+        // pkg-config file lists, and `opencv4.pc` lists ~55 modules (Qt, VTK, HDF5 behind them; start-up
+        // 0.5 s instead of 0.2 s), so the target names a .pc file of its own that takes opencv4's Cflags
+        // through `Requires.private` and none of its Libs; COpenCV links the six modules it uses by name.
+        // `Tools/check_package_graph.py --check-links` fails if more OpenCV modules end up linked.
+        .systemLibrary(name: "COpenCVSystem", path: "Sources/COpenCVSystem",
+                       pkgConfig: Context.packageDirectory + "/Sources/COpenCVSystem/worldtrack-opencv4.pc",
+                       providers: [.apt(["libopencv-dev"]), .brew(["opencv"])]),
         .target(
             name: "COpenCV",
+            dependencies: ["COpenCVSystem"],
             path: "Sources/COpenCV",
-            cxxSettings: [
-                .unsafeFlags(["-I/usr/include/opencv4", "-std=c++17", "-O2"]),
-            ],
             // ISA-L (Debian libisal-dev): the fast grayscale PNG decoder's inflate and CRC.
             linkerSettings: openCVLibraries + [.linkedLibrary("isal"), .linkedLibrary("stdc++")]
         ),
@@ -46,52 +62,67 @@ let package = Package(
         .target(name: "Imaging", dependencies: ["COpenCV"], swiftSettings: swift5),
         .target(name: "Sensors", dependencies: ["Geometry", "Imaging", "Yams"], swiftSettings: swift5),
 
-        // MARK: Pipeline
-        .target(name: "Vision", dependencies: ["Geometry", "Imaging", "Sensors", "LinearAlgebra"], swiftSettings: swift5),
+        // MARK: Engine
+        .target(name: "Vision", dependencies: ["Geometry", "Imaging", "Sensors"], swiftSettings: swift5),
         .target(name: "Estimation", dependencies: ["Geometry", "LinearAlgebra", "Sensors"], swiftSettings: swift5),
-        .target(name: "World", dependencies: ["Geometry", "LinearAlgebra", "Sensors", "Estimation", "Vision"], swiftSettings: swift5),
-        .target(name: "Consumers", dependencies: ["World", "Imaging", "Sensors", "Geometry"], swiftSettings: swift5),
-        .target(name: "Evaluation", dependencies: ["Geometry", "LinearAlgebra", "Sensors", "Imaging"], swiftSettings: swift5),
-        .target(name: "Simulation", dependencies: ["Geometry", "Sensors", "Imaging"], exclude: ["README.md"], swiftSettings: swift5),
-
+        .target(name: "World", dependencies: ["Estimation", "Geometry", "Imaging", "Sensors"], swiftSettings: swift5),
+        .target(name: "Consumers", dependencies: ["Geometry", "Imaging", "Sensors", "World"], swiftSettings: swift5),
         .target(name: "Pipeline",
-                dependencies: ["Geometry", "Imaging", "Sensors", "Vision", "Estimation", "World", "Consumers", "Simulation"],
+                dependencies: ["Consumers", "Estimation", "Geometry", "Imaging", "Sensors", "Vision", "World"],
                 swiftSettings: swift5),
+        /// Umbrella: re-exports the engine's public modules (the `WorldTrack` product).
+        .target(name: "WorldTrack",
+                dependencies: ["Consumers", "Estimation", "Geometry", "Imaging", "Pipeline", "Sensors", "Vision", "World"],
+                swiftSettings: swift5),
+
+        // MARK: Tools around the engine
+        .target(name: "Evaluation", dependencies: ["Geometry", "Imaging", "LinearAlgebra", "Sensors"], swiftSettings: swift5),
+        .target(name: "Simulation", dependencies: ["Geometry", "Imaging", "Sensors"], exclude: ["README.md"], swiftSettings: swift5),
 
         // MARK: Command line
         .target(
             name: "WorldTrackCLI",
             dependencies: [
-                "Geometry", "LinearAlgebra", "Imaging", "Sensors", "Vision", "Estimation",
-                "World", "Consumers", "Evaluation", "Simulation", "Pipeline",
+                "Consumers", "Estimation", "Evaluation", "Geometry", "Imaging", "Pipeline", "Sensors", "Simulation", "Vision",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swift5
         ),
-        .executableTarget(name: "worldtrack", dependencies: ["WorldTrackCLI"], swiftSettings: swift5),
+        .executableTarget(
+            name: "WorldTrackMain",
+            dependencies: ["WorldTrackCLI", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            path: "Sources/worldtrack",
+            swiftSettings: swift5
+        ),
         .executableTarget(
             name: "WorldTrackBench",
-            dependencies: ["WorldTrackCLI", "Pipeline", "Simulation", "Vision", "Estimation", "Sensors", "Imaging",
+            dependencies: ["Imaging", "Pipeline", "Sensors", "Simulation", "Vision", "WorldTrackCLI",
                            .product(name: "ArgumentParser", package: "swift-argument-parser")],
             path: "Benchmarks/WorldTrackBench",
             swiftSettings: swift5
         ),
 
         // MARK: Tests
-        .target(name: "TestSupport", dependencies: ["Geometry", "Sensors", "Simulation", "Imaging"],
+        .target(name: "TestSupport", dependencies: ["Geometry", "Imaging", "Sensors", "Simulation"],
                 path: "Tests/TestSupport", swiftSettings: swift5),
         .testTarget(name: "GeometryTests", dependencies: ["Geometry"], swiftSettings: swift5),
-        .testTarget(name: "LinearAlgebraTests", dependencies: ["LinearAlgebra", "Geometry"], swiftSettings: swift5),
-        .testTarget(name: "ImagingTests", dependencies: ["Imaging"], swiftSettings: swift5),
-        .testTarget(name: "SensorsTests", dependencies: ["Sensors", "Geometry", "Imaging", "TestSupport"], swiftSettings: swift5),
-        .testTarget(name: "SimulationTests", dependencies: ["Simulation", "Sensors", "Geometry", "Imaging", "TestSupport"], swiftSettings: swift5),
-        .testTarget(name: "VisionTests", dependencies: ["Vision", "Sensors", "Simulation", "TestSupport"], swiftSettings: swift5),
-        .testTarget(name: "EstimationTests", dependencies: ["Estimation", "Sensors", "Geometry", "TestSupport"], swiftSettings: swift5),
-        .testTarget(name: "EvaluationTests", dependencies: ["Evaluation", "Geometry", "Sensors"], swiftSettings: swift5),
-        .testTarget(name: "WorldTests", dependencies: ["World", "Consumers", "Geometry", "Sensors", "Estimation", "Imaging", "TestSupport"], swiftSettings: swift5),
-        .testTarget(name: "PipelineTests", dependencies: ["Pipeline", "Evaluation", "Simulation", "Sensors", "Estimation", "Geometry", "Consumers", "World", "TestSupport"], swiftSettings: swift5),
-        .testTarget(name: "WorldTrackCLITests", dependencies: ["WorldTrackCLI", "Simulation", "TestSupport"], swiftSettings: swift5),
+        .testTarget(name: "LinearAlgebraTests", dependencies: ["Geometry", "LinearAlgebra"], swiftSettings: swift5),
+        .testTarget(name: "ImagingTests", dependencies: ["Imaging", "TestSupport"], swiftSettings: swift5),
+        .testTarget(name: "SensorsTests", dependencies: ["Geometry", "Imaging", "Sensors", "TestSupport"], swiftSettings: swift5),
+        .testTarget(name: "SimulationTests", dependencies: ["Geometry", "Imaging", "Sensors", "Simulation", "TestSupport"],
+                    swiftSettings: swift5),
+        .testTarget(name: "VisionTests", dependencies: ["Geometry", "Imaging", "Sensors", "Simulation", "TestSupport", "Vision"],
+                    swiftSettings: swift5),
+        .testTarget(name: "EstimationTests", dependencies: ["Estimation", "Geometry", "LinearAlgebra", "Sensors", "TestSupport"],
+                    swiftSettings: swift5),
+        .testTarget(name: "EvaluationTests", dependencies: ["Evaluation", "Geometry", "Sensors", "TestSupport"], swiftSettings: swift5),
+        .testTarget(name: "WorldTests", dependencies: ["Consumers", "Estimation", "Geometry", "Imaging", "Sensors", "TestSupport", "World"],
+                    swiftSettings: swift5),
+        .testTarget(name: "PipelineTests",
+                    dependencies: ["Consumers", "Estimation", "Evaluation", "Geometry", "Imaging", "Pipeline", "Sensors",
+                                   "Simulation", "TestSupport", "Vision"],
+                    swiftSettings: swift5),
+        .testTarget(name: "WorldTrackCLITests", dependencies: ["Simulation", "TestSupport"], swiftSettings: swift5),
     ],
     cxxLanguageStandard: .cxx17
 )

@@ -2,6 +2,7 @@ import Foundation
 import Pipeline
 import Sensors
 import Simulation
+import WorldTrackCLI
 
 /// Figures of one dataset's benchmark.
 struct DatasetFigures: Codable {

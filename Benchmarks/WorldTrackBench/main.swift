@@ -9,6 +9,7 @@ import Imaging
 import Pipeline
 import Sensors
 import Simulation
+import WorldTrackCLI
 
 struct BenchCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

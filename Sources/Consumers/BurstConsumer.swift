@@ -174,7 +174,7 @@ public final class BurstConsumer: FrameConsumer {
             intrinsics: .init(fx: m.intrinsics.fx, fy: m.intrinsics.fy, cx: m.intrinsics.cx, cy: m.intrinsics.cy,
                               width: m.width, height: m.height),
             distortion: .init(model: m.distortion.yamlName, coefficients: m.distortion.coefficients),
-            tracking_state: frame.trackingState,
+            tracking_state: frame.trackingState.description,
             anchors: frame.anchorsInView.map {
                 .init(id: $0.id, kind: $0.kind.rawValue, transform: StreamJSON.matrix(convention.surfacePose($0.T_W_A)),
                       pixel: StreamJSON.array($0.pixel), classification: $0.classification?.rawValue)

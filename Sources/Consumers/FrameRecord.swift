@@ -33,7 +33,7 @@ public struct FrameRecord: StreamRecord, Equatable {
     /// The record of a world frame, in the given convention.
     public init(_ frame: WorldFrame, convention: StreamConvention = .worldtrack) {
         t_ns = frame.t_ns
-        tracking_state = frame.trackingState
+        tracking_state = frame.trackingState.description
         let T_C = convention.cameraPose(frame.T_W_C), T_B = convention.bodyPose(frame.T_W_B)
         position = StreamJSON.array(T_C.translation)
         orientation = StreamJSON.quaternion(T_C.rotation)

@@ -246,14 +246,11 @@ public final class TrackingPipeline {
                 }
             }
 
-            let stateString = estimate.trackingState.description
             let usable = TrackingPipeline.isUsable(estimate.trackingState)
             if usable { onPose?(StampedPose(t_ns: left.t_ns, pose: estimate.T_W_B)) }
             let worldInput = WorldFrameInput(
-                t_ns: left.t_ns, isTrackingNormal: estimate.trackingState == .normal, trackingState: stateString,
-                T_W_C: estimate.T_W_C, T_W_B: estimate.T_W_B, camera: camera,
-                landmarks: estimate.landmarks.map { LandmarkInput(id: $0.id, p_W: $0.p_W, std_m: $0.std_m) },
-                featureCount: features.features.count, image: images.0)
+                t_ns: left.t_ns, trackingState: estimate.trackingState, T_W_C: estimate.T_W_C, T_W_B: estimate.T_W_B,
+                camera: camera, landmarks: estimate.landmarks, featureCount: features.features.count, image: images.0)
             let worldFrame = profiler.measure(.planes) { session.process(worldInput) }
 
             let records = try profiler.measure(.consumers) { () throws -> [any StreamRecord] in
@@ -266,7 +263,7 @@ public final class TrackingPipeline {
             profiler.endFrame()
 
             frameCount += 1
-            stateCounts[stateString, default: 0] += 1
+            stateCounts[estimate.trackingState.description, default: 0] += 1
             lastState = estimate.trackingState
             if estimate.trackingState == .normal && firstNormalT == nil { firstNormalT = left.t_ns }
             if usable {

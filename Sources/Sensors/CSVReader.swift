@@ -6,8 +6,9 @@ struct CSVRow {
     let fields: [String]
 }
 
-/// A small reader for the comma-separated files of the ASL layout: `#` starts a comment line
-/// (the header), blank lines are skipped, `\r\n`, `\n` and `\r` line ends are all accepted.
+/// The one line splitter for the text files WorldTrack reads (ASL CSVs, TUM and ASL trajectories, JSON
+/// Lines streams): `#` (and optionally other marks) starts a comment line, blank lines are skipped,
+/// `\r\n`, `\n` and `\r` line ends are all accepted, lines are trimmed of spaces and tabs.
 ///
 /// Works on bytes (not `Character`s) so a 30 000-row IMU file reads in milliseconds.
 enum CSVReader {
@@ -36,6 +37,13 @@ enum CSVReader {
 
     /// Calls `body` with each data row of UTF-8 `bytes`.
     static func forEachRow(bytes: [UInt8], _ body: (CSVRow) -> Void) {
+        forEachDataLine(bytes: bytes) { line, range in body(parseLine(bytes, range.lowerBound, range.upperBound, line)) }
+    }
+
+    /// Calls `body` with the 1-based number and the byte range (trimmed of spaces and tabs) of each line of
+    /// `bytes` that is not blank and does not start with one of `commentMarks`.
+    static func forEachDataLine(bytes: [UInt8], commentMarks: [UInt8] = [UInt8(ascii: "#")],
+                                _ body: (Int, Range<Int>) -> Void) {
         var lineNumber = 0
         var start = 0
         let n = bytes.count
@@ -43,20 +51,30 @@ enum CSVReader {
             var end = start
             while end < n, bytes[end] != 10, bytes[end] != 13 { end += 1 }
             lineNumber += 1
-            if let row = parseLine(bytes, start, end, lineNumber) { body(row) }
+            var a = start, b = end
+            while a < b, isBlank(bytes[a]) { a += 1 }
+            while b > a, isBlank(bytes[b - 1]) { b -= 1 }
+            if a < b, !commentMarks.contains(bytes[a]) { body(lineNumber, a..<b) }
             if end >= n { break }
             // "\r\n" is one line end.
             start = (bytes[end] == 13 && end + 1 < n && bytes[end + 1] == 10) ? end + 2 : end + 1
         }
     }
 
+    /// The data lines of `text` (see ``forEachDataLine(bytes:commentMarks:_:)``) with their 1-based numbers.
+    static func dataLines(_ text: String, commentMarks: [UInt8] = [UInt8(ascii: "#")]) -> [(Int, Substring)] {
+        let bytes = Array(text.utf8)
+        var lines: [(Int, Substring)] = []
+        forEachDataLine(bytes: bytes, commentMarks: commentMarks) { line, range in
+            lines.append((line, Substring(String(decoding: bytes[range], as: UTF8.self))))
+        }
+        return lines
+    }
+
     private static func isBlank(_ b: UInt8) -> Bool { b == 32 || b == 9 }
 
-    private static func parseLine(_ bytes: [UInt8], _ start: Int, _ end: Int, _ line: Int) -> CSVRow? {
-        var a = start, b = end
-        while a < b, isBlank(bytes[a]) { a += 1 }
-        while b > a, isBlank(bytes[b - 1]) { b -= 1 }
-        if a == b || bytes[a] == UInt8(ascii: "#") { return nil }
+    /// The fields of the (trimmed, non-comment) line `bytes[a..<b]`.
+    private static func parseLine(_ bytes: [UInt8], _ a: Int, _ b: Int, _ line: Int) -> CSVRow {
         var fields: [String] = []
         var fieldStart = a
         var i = a

@@ -133,19 +133,20 @@ public enum TrajectoryFile {
         return states
     }
 
-    /// Writes an ASL ground-truth CSV with the EuRoC header and all 17 columns, values at full precision.
+    /// Writes an ASL ground-truth CSV with the EuRoC header and all 17 columns, values at full precision
+    /// (the simulator's `state_groundtruth_estimate0/data.csv` is this text).
     public static func writeASLGroundTruth(_ states: [GroundTruthState], to path: String) throws {
         try writeText(formatASLGroundTruth(states), to: path)
     }
 
-    /// The ASL ground-truth CSV text of `states` (EuRoC header, 17 columns).
+    /// The ASL ground-truth CSV text of `states` (EuRoC header, 17 columns; quaternions (w, x, y, z) normalised).
     public static func formatASLGroundTruth(_ states: [GroundTruthState]) -> String {
         var out = "#timestamp, p_RS_R_x [m], p_RS_R_y [m], p_RS_R_z [m], q_RS_w [], q_RS_x [], q_RS_y [], q_RS_z [], "
             + "v_RS_R_x [m s^-1], v_RS_R_y [m s^-1], v_RS_R_z [m s^-1], b_w_RS_S_x [rad s^-1], b_w_RS_S_y [rad s^-1], "
             + "b_w_RS_S_z [rad s^-1], b_a_RS_S_x [m s^-2], b_a_RS_S_y [m s^-2], b_a_RS_S_z [m s^-2]\n"
         out.reserveCapacity(states.count * 260)
         for s in states {
-            let p = s.T_W_B.translation, q = s.T_W_B.rotation.quaternion
+            let p = s.T_W_B.translation, q = s.T_W_B.rotation.quaternion.normalized
             let values = [p.x, p.y, p.z, q.w, q.x, q.y, q.z,
                           s.v_W.x, s.v_W.y, s.v_W.z, s.gyroBias_B.x, s.gyroBias_B.y, s.gyroBias_B.z,
                           s.accelBias_B.x, s.accelBias_B.y, s.accelBias_B.z]
@@ -229,15 +230,10 @@ public enum TrajectoryFile {
                                   : "timestamp \(secondsText(t)) s is before the previous row's \(secondsText(previous)) s (rows must be sorted by time)")
     }
 
-    /// Non-blank lines that are not comments (`#` or `%`), trimmed, with their 1-based line numbers.
+    /// Non-blank lines that are not comments (`#` or `%`), trimmed, with their 1-based line numbers
+    /// (``CSVReader``'s line splitting).
     public static func dataLines(_ text: String) -> [(Int, Substring)] {
-        var result: [(Int, Substring)] = []
-        for (i, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-            let line = raw.drop(while: { $0 == " " || $0 == "\t" }).trimmingSuffix()
-            if line.isEmpty || line.first == "#" || line.first == "%" { continue }
-            result.append((i + 1, line))
-        }
-        return result
+        CSVReader.dataLines(text, commentMarks: [UInt8(ascii: "#"), UInt8(ascii: "%")])
     }
 
     /// The UTF-8 text of a file; throws ``TrajectoryFileError/unreadable(path:reason:)`` naming it.
@@ -260,14 +256,5 @@ public enum TrajectoryFile {
         do { try text.write(toFile: path, atomically: true, encoding: .utf8) } catch {
             throw TrajectoryFileError.unreadable(path: path, reason: "cannot be written (\(error.localizedDescription))")
         }
-    }
-}
-
-extension Substring {
-    /// This text without trailing spaces, tabs and carriage returns.
-    fileprivate func trimmingSuffix() -> Substring {
-        var s = self
-        while let last = s.last, last == " " || last == "\t" || last == "\r" { s = s.dropLast() }
-        return s
     }
 }

@@ -14,18 +14,6 @@ public enum AslText {
         return s
     }
 
-    /// `state_groundtruth_estimate0/data.csv` with EuRoC's header; quaternions (w, x, y, z) with w ≥ 0.
-    public static func groundTruthCSV(_ states: [GroundTruthState]) -> String {
-        var s = "#timestamp, p_RS_R_x [m], p_RS_R_y [m], p_RS_R_z [m], q_RS_w [], q_RS_x [], q_RS_y [], q_RS_z [], v_RS_R_x [m s^-1], v_RS_R_y [m s^-1], v_RS_R_z [m s^-1], b_w_RS_S_x [rad s^-1], b_w_RS_S_y [rad s^-1], b_w_RS_S_z [rad s^-1], b_a_RS_S_x [m s^-2], b_a_RS_S_y [m s^-2], b_a_RS_S_z [m s^-2]\n"
-        s.reserveCapacity(states.count * 330)
-        for g in states {
-            let p = g.T_W_B.translation, q = g.T_W_B.rotation.quaternion.normalized
-            let v = g.v_W, bw = g.gyroBias_B, ba = g.accelBias_B
-            s += "\(g.t_ns),\(p.x),\(p.y),\(p.z),\(q.w),\(q.x),\(q.y),\(q.z),\(v.x),\(v.y),\(v.z),\(bw.x),\(bw.y),\(bw.z),\(ba.x),\(ba.y),\(ba.z)\n"
-        }
-        return s
-    }
-
     static func matrixYaml(_ T: SE3) -> String {
         let m = T.matrix4x4RowMajor.map { "\($0)" }
         return """

@@ -60,7 +60,7 @@ public enum DatasetWriter {
         try write(AslText.imuCSV(imu.samples), mav + "/imu0/data.csv")
         try mkdir(mav + "/state_groundtruth_estimate0")
         try write(AslText.groundTruthYaml, mav + "/state_groundtruth_estimate0/sensor.yaml")
-        try write(AslText.groundTruthCSV(imu.groundTruth), mav + "/state_groundtruth_estimate0/data.csv")
+        try write(TrajectoryFile.formatASLGroundTruth(imu.groundTruth), mav + "/state_groundtruth_estimate0/data.csv")
         try write(AslText.bodyYaml, mav + "/body.yaml")
 
         // Scene description.

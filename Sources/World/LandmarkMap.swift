@@ -1,3 +1,4 @@
+import Estimation
 import Foundation
 import Geometry
 import Sensors
@@ -63,7 +64,7 @@ public struct LandmarkMap: Sendable {
 
     /// Fuses the reports of one frame taken at `t_ns`, then culls stale and excess landmarks.
     /// Non-finite positions and σ ≤ 0 or above `maxInputStd_m` are ignored.
-    public mutating func integrate(_ reports: [LandmarkInput], at t_ns: TimestampNs) {
+    public mutating func integrate(_ reports: [Landmark], at t_ns: TimestampNs) {
         for r in reports {
             guard r.p_W.isFinite, r.std_m.isFinite, r.std_m > 0, r.std_m <= maxInputStd_m else { continue }
             let w = 1 / (r.std_m * r.std_m)

@@ -1,3 +1,4 @@
+import Estimation
 import Foundation
 import Geometry
 import Imaging
@@ -21,9 +22,9 @@ public struct WorldFrame {
 
     /// Frame time, ns.
     public var t_ns: TimestampNs { input.t_ns }
-    /// Tracking state string (`normal`, `limited(…)`, `notAvailable`).
-    public var trackingState: String { input.trackingState }
-    /// True when tracking is normal.
+    /// The estimator's tracking state (its `description` is the stream's string: `normal`, `limited(…)`, `notAvailable`).
+    public var trackingState: TrackingState { input.trackingState }
+    /// True when tracking is normal and the pose finite (``WorldFrameInput/isTrackingNormal``).
     public var isTrackingNormal: Bool { input.isTrackingNormal }
     /// Camera pose in the world (OpenCV camera frame).
     public var T_W_C: SE3 { input.T_W_C }

@@ -1,47 +1,44 @@
+import Estimation
 import Geometry
 import Imaging
 import Sensors
 
-/// One triangulated landmark as the estimator reports it.
-public struct LandmarkInput: Equatable, Sendable {
-    /// The estimator's feature id (stable across frames for the same physical point).
-    public var id: Int
-    /// Position in the world frame W (z up), metres.
-    public var p_W: Vec3
-    /// Isotropic 1-σ position uncertainty, metres.
-    public var std_m: Double
-
-    /// A landmark from its id, world position (m) and 1-σ uncertainty (m).
-    public init(id: Int, p_W: Vec3, std_m: Double) { self.id = id; self.p_W = p_W; self.std_m = std_m }
-}
-
-/// Everything the world layer needs from one tracked frame. The lead's `run` fills it from the
-/// estimator's output; the world layer does not depend on the estimator's types.
+/// Everything the world layer needs from one tracked frame: the estimator's tracking state, poses and
+/// landmarks (its own types, ``TrackingState`` and ``Landmark``), the camera and, optionally, the image.
 public struct WorldFrameInput: Sendable {
     /// Frame time, nanoseconds.
     public var t_ns: TimestampNs
-    /// True when tracking is `normal`; planes are detected and reported only then.
-    public var isTrackingNormal: Bool
-    /// The tracking state as a string (`normal`, `limited(initializing)`, `notAvailable`, …), passed through to records.
-    public var trackingState: String
+    /// The estimator's tracking state; planes are detected and reported only while it is `.normal`.
+    public var trackingState: TrackingState
     /// Pose of the camera (OpenCV frame: x right, y down, z forward) in the world.
     public var T_W_C: SE3
     /// Pose of the body (IMU) frame in the world.
     public var T_W_B: SE3
     /// The camera's calibration (model used for raycasts and visibility).
     public var camera: CameraCalibration
-    /// Landmarks triangulated or refined at this frame (world frame).
-    public var landmarks: [LandmarkInput]
+    /// Landmarks the estimator triangulated or refined at this frame (world frame, with their 1-σ).
+    public var landmarks: [Landmark]
     /// Number of tracked features in this frame.
     public var featureCount: Int
     /// The frame's image, when the caller has it (burst capture needs it).
     public var image: GrayImage?
 
     /// A frame input; see the properties for units and frames.
-    public init(t_ns: TimestampNs, isTrackingNormal: Bool, trackingState: String, T_W_C: SE3, T_W_B: SE3,
-                camera: CameraCalibration, landmarks: [LandmarkInput], featureCount: Int, image: GrayImage? = nil) {
-        self.t_ns = t_ns; self.isTrackingNormal = isTrackingNormal; self.trackingState = trackingState
+    public init(t_ns: TimestampNs, trackingState: TrackingState, T_W_C: SE3, T_W_B: SE3,
+                camera: CameraCalibration, landmarks: [Landmark], featureCount: Int, image: GrayImage? = nil) {
+        self.t_ns = t_ns; self.trackingState = trackingState
         self.T_W_C = T_W_C; self.T_W_B = T_W_B; self.camera = camera; self.landmarks = landmarks
         self.featureCount = featureCount; self.image = image
     }
+
+    /// True when the camera pose is finite (translation and quaternion).
+    public var hasFinitePose: Bool {
+        let q = T_W_C.rotation.quaternion
+        return T_W_C.translation.isFinite && q.w.isFinite && q.x.isFinite && q.y.isFinite && q.z.isFinite
+    }
+
+    /// True when tracking is `.normal` and the camera pose is finite: the world layer integrates landmarks,
+    /// detects planes and answers raycasts only then. A non-finite pose under a `.normal` state is treated as
+    /// not normal, though the state itself is passed through to the records unchanged.
+    public var isTrackingNormal: Bool { trackingState == .normal && hasFinitePose }
 }

@@ -64,13 +64,8 @@ public final class WorldSession {
     public var planes: [PlaneAnchor] { planeTracker.planes }
 
     /// Integrates one frame and returns what the world layer reports for it. A frame whose camera pose is not
-    /// finite is handled as not tracking normally (`isTrackingNormal` is cleared in the frame's input).
-    public func process(_ frameInput: WorldFrameInput) -> WorldFrame {
-        var input = frameInput
-        let q = input.T_W_C.rotation.quaternion
-        if !(input.T_W_C.translation.isFinite && q.w.isFinite && q.x.isFinite && q.y.isFinite && q.z.isFinite) {
-            input.isTrackingNormal = false
-        }
+    /// finite is handled as not tracking normally (see ``WorldFrameInput/isTrackingNormal``).
+    public func process(_ input: WorldFrameInput) -> WorldFrame {
         latestInput = input
         var events: [AnchorEvent] = []
         if input.isTrackingNormal {

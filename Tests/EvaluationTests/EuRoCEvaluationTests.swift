@@ -2,18 +2,13 @@ import Foundation
 import Geometry
 import Sensors
 import Testing
+import TestSupport
 @testable import Evaluation
 
 @Suite struct EuRoCEvaluationTests {
-    static let dataset: String = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent("../shared/datasets/euroc-v101-micro").standardized.path
-
-    @Test func groundTruthThroughTUMAndAYawShiftIsRecovered() throws {
-        guard FileManager.default.fileExists(atPath: Self.dataset) else {
-            print("NOTICE: skipping EuRoC evaluation test: \(Self.dataset) is absent")
-            return
-        }
-        let gt = try TrajectoryLoader.load(path: Self.dataset)
+    @Test(.enabled(if: SharedDatasets.eurocMicroIsPresent, "needs ../shared/datasets/euroc-v101-micro"))
+    func groundTruthThroughTUMAndAYawShiftIsRecovered() throws {
+        let gt = try TrajectoryLoader.load(path: try SharedDatasets.eurocMicro())
         #expect(gt.format == .aslGroundTruth)
         // An "estimate": every 4th ground-truth pose, in a frame turned 40° about gravity and shifted,
         // half a sample late (interpolation needed), written to and read back from TUM.

@@ -2,6 +2,7 @@ import Foundation
 import Geometry
 import Sensors
 import Testing
+import TestSupport
 
 @Suite struct TrajectoryFileTests {
     @Test func tumRoundTripIsExact() throws {
@@ -55,13 +56,9 @@ import Testing
         #expect(short[1].v_W == .zero)
     }
 
-    @Test func readsTheEuRoCGroundTruth() throws {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        let csv = root.appendingPathComponent("../shared/datasets/euroc-v101-micro/mav0/state_groundtruth_estimate0/data.csv").standardized.path
-        guard FileManager.default.fileExists(atPath: csv) else {
-            print("NOTICE: skipping readsTheEuRoCGroundTruth: \(csv) is absent")
-            return
-        }
+    @Test(.enabled(if: SharedDatasets.eurocMicroIsPresent, "needs ../shared/datasets/euroc-v101-micro"))
+    func readsTheEuRoCGroundTruth() throws {
+        let csv = try SharedDatasets.eurocMicro() + "/mav0/state_groundtruth_estimate0/data.csv"
         let states = try TrajectoryFile.readASLGroundTruth(path: csv)
         #expect(states.count > 100)
         // First row of EuRoC V1_01's ground truth.

@@ -81,8 +81,9 @@ import Testing
         #expect(throws: ImagingError.self) { try FeatureDetector.shiTomasi(image, maxCorners: 5, qualityLevel: 0) }
     }
 
-    @Test func fastOnEuRoCFrame() throws {
-        guard let frames = TestData.eurocCam0Frames() else { return }
+    @Test(.enabled(if: TestData.eurocFramesArePresent, "needs ../shared/datasets/euroc-v101-micro"))
+    func fastOnEuRoCFrame() throws {
+        let frames = try #require(TestData.eurocCam0Frames())
         let image = try ImageCodec.decodeGray(contentsOf: frames[0])
         let corners = try FeatureDetector.fast(image, threshold: 20)
         #expect(corners.count > 100)

@@ -118,8 +118,9 @@ import Testing
         #expect(throws: ImagingError.self) { try ImageCodec.encodePNG(GrayImage(width: 0, height: 0)) }
     }
 
-    @Test func decodesEuRoCFrame() throws {
-        guard let frames = TestData.eurocCam0Frames() else { return }
+    @Test(.enabled(if: TestData.eurocFramesArePresent, "needs ../shared/datasets/euroc-v101-micro"))
+    func decodesEuRoCFrame() throws {
+        let frames = try #require(TestData.eurocCam0Frames())
         let image = try ImageCodec.decodeGray(contentsOf: frames[0])
         #expect(image.width == 752 && image.height == 480)
         // A real indoor frame is neither blank nor saturated.

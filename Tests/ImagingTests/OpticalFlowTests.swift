@@ -79,8 +79,9 @@ import Testing
         #expect(try OpticalFlow.track(from: small, to: small, points: [], parameters: .init(windowSize: 11)).isEmpty)
     }
 
-    @Test func tracksBetweenEuRoCFrames() throws {
-        guard let frames = TestData.eurocCam0Frames(), frames.count >= 2 else { return }
+    @Test(.enabled(if: TestData.eurocFramesArePresent, "needs ../shared/datasets/euroc-v101-micro"))
+    func tracksBetweenEuRoCFrames() throws {
+        let frames = try #require(TestData.eurocCam0Frames())
         let a = try ImageCodec.decodeGray(contentsOf: frames[0]), b = try ImageCodec.decodeGray(contentsOf: frames[1])
         let corners = try FeatureDetector.shiTomasi(a, maxCorners: 150, qualityLevel: 0.01, minDistance: 15)
         let pa = try ImagePyramid(a), pb = try ImagePyramid(b)

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 @testable import Imaging
 
 /// Deterministic synthetic images for the imaging tests.
@@ -124,24 +125,20 @@ enum SyntheticImages {
     }
 }
 
-/// Locations of the shared development data, relative to the package root.
+/// The shared development data (found through TestSupport's `SharedDatasets`) and scratch folders.
 enum TestData {
-    /// The package root (three levels above this file: Tests/ImagingTests/<file>).
-    static var packageRoot: URL {
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    /// The EuRoC micro dataset's cam0 frames, sorted; `nil` when the dataset is absent or has no PNG frames.
+    static func eurocCam0Frames() -> [String]? {
+        guard let root = SharedDatasets.path(SharedDatasets.eurocMicroName) else { return nil }
+        let dir = URL(fileURLWithPath: root).appendingPathComponent("mav0/cam0/data")
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: dir.path) else { return nil }
+        let frames = names.filter { $0.hasSuffix(".png") }.sorted().map { dir.appendingPathComponent($0).path }
+        return frames.isEmpty ? nil : frames
     }
 
-    /// The EuRoC micro dataset's cam0 frames, sorted; `nil` (with a printed notice) when absent.
-    static func eurocCam0Frames() -> [String]? {
-        let dir = packageRoot.appendingPathComponent("../shared/datasets/euroc-v101-micro/mav0/cam0/data").standardized
-        guard let names = try? FileManager.default.contentsOfDirectory(atPath: dir.path) else {
-            print("NOTICE: skipping: dataset not found at \(dir.path)")
-            return nil
-        }
-        let frames = names.filter { $0.hasSuffix(".png") }.sorted().map { dir.appendingPathComponent($0).path }
-        if frames.isEmpty { print("NOTICE: skipping: no PNG frames in \(dir.path)") ; return nil }
-        return frames
-    }
+    /// True when the EuRoC excerpt's cam0 frames are there; tests that read them are gated on it
+    /// (`.enabled(if: TestData.eurocFramesArePresent, …)`), so a run without the dataset lists them as skipped.
+    static var eurocFramesArePresent: Bool { (eurocCam0Frames()?.count ?? 0) >= 2 }
 
     /// A fresh temporary directory for a test's files.
     static func temporaryDirectory() throws -> URL {

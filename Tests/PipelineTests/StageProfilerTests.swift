@@ -5,7 +5,7 @@ import Testing
 @Suite("Stage profiler")
 struct StageProfilerTests {
     @Test("per-frame sums, warm-up exclusion and quantiles of known samples")
-    func knownSamples() {
+    func knownSamples() throws {
         let profiler = StageProfiler(warmupFrames: 2)
         // Two warm-up frames with huge times must not appear in the statistics.
         for _ in 0..<2 { profiler.add(.frontend, nanoseconds: 1_000_000_000); profiler.endFrame() }
@@ -16,13 +16,13 @@ struct StageProfilerTests {
             profiler.add(.update, nanoseconds: 2_000_000)
             profiler.endFrame()
         }
-        let frontend = try! #require(profiler.statistics.first { $0.stage == .frontend })
+        let frontend = try #require(profiler.statistics.first { $0.stage == .frontend })
         #expect(frontend.count == 10)
         #expect(abs(frontend.median_ms - 5.5) < 1e-9)    // linear interpolation between 5 and 6
         #expect(abs(frontend.p90_ms - 9.1) < 1e-9)       // 0.9·9 = 8.1 → 9 + 0.1·(10 − 9)
         #expect(abs(frontend.max_ms - 10) < 1e-9)
         #expect(abs(frontend.total_ms - 55) < 1e-9)
-        let total = try! #require(profiler.total)
+        let total = try #require(profiler.total)
         #expect(abs(total.median_ms - 7.5) < 1e-9)       // frontend + 2 ms of update
         #expect(profiler.frameCount == 12)
         #expect(profiler.table().contains("frontend"))

@@ -8,7 +8,7 @@ import Testing
 import TestSupport
 
 /// Whole-pipeline accuracy on rendered simulated sequences (images through the real frontend, IMU with
-/// noise and biases) against the simulator's exact ground truth: issue 5's acceptance checks.
+/// noise and biases) against the simulator's exact ground truth.
 /// These simulate and track whole 60 s sequences: run them on a release build (README's test command).
 @Suite("Tracking accuracy (simulated room, whole pipeline)")
 struct TrackingAccuracyTests {
@@ -39,18 +39,18 @@ struct TrackingAccuracyTests {
         }
     }
 
-    // The thresholds are the issue's acceptance limits; measured values are 5–10× below them
-    // (mono from rest ≈ 0.4 cm, stereo ≈ 0.2 cm, moving start ≈ 0.4 cm), so a real regression
-    // (a broken update, a wrong Jacobian, a bad initialisation) fails them while noise does not.
+    // The limits are a few millimetres, an order of magnitude inside the accuracy the engine is meant to
+    // deliver (5 cm mono, 3 cm stereo, 8 cm from a moving start), so a real regression (a broken update, a
+    // wrong Jacobian, a bad initialisation, map reuse no longer holding the drift) fails them while the
+    // seeds' noise does not.
 
-    @Test("60 s handheld from rest, mono + IMU: ATE ≤ 5 cm, ≥ 99 % normal after initialisation")
+    @Test("60 s handheld from rest, mono + IMU: ATE ≤ 6 mm, ≥ 99 % normal after initialisation")
     func restStartMono() throws {
         let path = try SimSequenceCache.roomHandheld(seconds: 60, seed: 14, stereo: true)
         let (frames, summary, report) = try Self.track(path)
         print("mono from rest: ATE RMSE \(report.ate.position.rmse) m, normal after \(summary.secondsToNormal ?? -1) s")
         #expect(frames.count == 1201)
-        #expect(report.ate.position.rmse <= 0.05)
-        // Regression guard well under the issue's 5 cm: 3.5 mm with map reuse, 7.8 mm without it.
+        // 6 mm: the filter alone, without map reuse, drifts past it on this walk.
         #expect(report.ate.position.rmse <= 0.006)
         #expect(Self.completenessAfterInit(frames) >= 0.99)
         #expect(Self.allFinite(frames))
@@ -58,27 +58,25 @@ struct TrackingAccuracyTests {
         #expect((summary.secondsToNormal ?? .infinity) <= 1.9)
     }
 
-    @Test("60 s handheld from rest, stereo + IMU: ATE ≤ 3 cm")
+    @Test("60 s handheld from rest, stereo + IMU: ATE ≤ 4 mm")
     func restStartStereo() throws {
         let path = try SimSequenceCache.roomHandheld(seconds: 60, seed: 14, stereo: true)
         let (frames, _, report) = try Self.track(path, stereo: true)
         print("stereo from rest: ATE RMSE \(report.ate.position.rmse) m")
-        #expect(report.ate.position.rmse <= 0.03)
-        // Regression guard: 1.8 mm with map reuse, 5.1 mm without it.
+        // 4 mm: stereo halves mono's error; without map reuse it drifts past this.
         #expect(report.ate.position.rmse <= 0.004)
         #expect(Self.completenessAfterInit(frames) >= 0.99)
         #expect(Self.allFinite(frames))
     }
 
-    @Test("60 s handheld starting in motion: normal within 2 s, ATE ≤ 8 cm")
+    @Test("60 s handheld starting in motion: normal within 2 s, ATE ≤ 6.5 mm")
     func movingStart() throws {
         let path = try SimSequenceCache.roomHandheld(seconds: 60, seed: 12, startMoving: true)
         let (frames, summary, report) = try Self.track(path)
         print("moving start: normal after \(summary.secondsToNormal ?? -1) s, ATE RMSE \(report.ate.position.rmse) m")
         #expect((summary.secondsToNormal ?? .infinity) <= 2.0)
-        #expect(report.ate.position.rmse <= 0.08)
-        // Regression guard: 4.4 mm with the gyro bias estimated at initialisation, 8.9 mm without it (the
-        // simulated gyro's bias is 0.09 rad/s and took the filter about 7 s to learn).
+        // 6.5 mm: the simulated gyro's bias is 0.09 rad/s; the dynamic initialisation must estimate it (kept at
+        // the prior, the filter needs seconds to learn it and the error is well above this).
         #expect(report.ate.position.rmse <= 0.0065)
         #expect(Self.completenessAfterInit(frames) >= 0.99)
         #expect(Self.allFinite(frames))
@@ -107,9 +105,9 @@ struct TrackingAccuracyTests {
 /// The real EuRoC V1_01 excerpt (nearly still): static initialisation, no drift at rest, roll/pitch.
 @Suite("Tracking on real data (EuRoC V1_01 excerpt)")
 struct EuRoCTrackingTests {
-    @Test("initialises from rest; drift ≤ 1 cm over 4.7 s; roll/pitch (tilt) error against ground truth")
+    @Test("initialises from rest; drift ≤ 1 cm over 4.7 s; roll/pitch (tilt) error against ground truth", .enabled(if: SharedDatasets.eurocMicroIsPresent, "needs ../shared/datasets/euroc-v101-micro"))
     func staticStart() throws {
-        guard let path = SharedDatasets.path("euroc-v101-micro") else { return }
+        let path = try SharedDatasets.eurocMicro()
         let (frames, summary, _) = try TrackingAccuracyTests.track(path)
         #expect(frames.count == 95)
         let normal = frames.filter { $0.estimate.trackingState == .normal }
@@ -138,11 +136,10 @@ struct EuRoCTrackingTests {
         }
         let worstDeg = worst * 180 / .pi
         print("EuRoC micro: worst tilt (roll/pitch) error \(worstDeg)°")
-        // Regression guard at the level reached today (0.6° after static initialisation, 0.84° at the end).
         #expect(worstDeg <= 1.0)
-        // The issue asks for 0.5°: not met (see `gravityAtRestDisagreesWithGroundTruth`: the data itself puts
-        // gravity 0.57° from the ground truth's up while the body is still).
-        withKnownIssue("tilt error on EuRoC V1_01 start is 0.6–0.84°, above the 0.5° target") {
+        // The 0.5° target is not reachable from a static start on this excerpt: the data itself puts gravity
+        // 0.57° from the ground truth's up while the body is still (`gravityAtRestDisagreesWithGroundTruth`).
+        withKnownIssue("tilt error on the EuRoC V1_01 excerpt is above the 0.5° target") {
             #expect(worstDeg <= 0.5)
         }
     }
@@ -151,9 +148,9 @@ struct EuRoCTrackingTests {
     /// measured while the body is still is the only information on gravity's direction, and it disagrees with
     /// the ground truth's up by more than 0.5° — 0.37° of it is the accelerometer bias (the ground truth's own
     /// estimate, [-0.018, 0.066, 0.031] m/s²), which no estimator can separate from tilt without motion.
-    @Test("the specific force at rest points more than 0.5° away from the ground truth's up")
+    @Test("the specific force at rest points more than 0.5° away from the ground truth's up", .enabled(if: SharedDatasets.eurocMicroIsPresent, "needs ../shared/datasets/euroc-v101-micro"))
     func gravityAtRestDisagreesWithGroundTruth() throws {
-        guard let path = SharedDatasets.path("euroc-v101-micro") else { return }
+        let path = try SharedDatasets.eurocMicro()
         let dataset = try ASLDataset(path: path)
         let groundTruth = try TrajectoryFile.readASLGroundTruth(path: path + "/mav0/state_groundtruth_estimate0/data.csv")
         let first = try #require(groundTruth.first)

@@ -98,9 +98,9 @@ struct ASLDatasetTests {
                            .stereoFrame(left: l[2], right: r[2])])
     }
 
-    @Test("The real euroc-v101-micro: 95 frames per camera, 4 absent cam1 images, IMU 200 Hz over 145.6 s")
+    @Test("The real euroc-v101-micro: 95 frames per camera, 4 absent cam1 images, IMU 200 Hz over 145.6 s", .enabled(if: SharedDatasets.eurocMicroIsPresent, "needs ../shared/datasets/euroc-v101-micro"))
     func realEuroc() throws {
-        guard let root = SharedDatasets.path("euroc-v101-micro") else { return }
+        let root = try SharedDatasets.eurocMicro()
         let d = try ASLDataset(path: root)
         #expect(d.cameras.map(\.frames.count) == [95, 95])
         #expect(d.cameras[1].listedCount == 99)

@@ -17,7 +17,7 @@ struct CameraModelTests {
         distortion: .equidistant(k1: 0.00348238, k2: 0.000715034, k3: -0.00205323, k4: 0.000202936))
 
     /// Round-trip tolerance, pixels: the inversion stops at a 1e-12 normalised residual (≈ 5e-10 px here), so
-    /// 1e-6 px (the brief's requirement) is met with margin and still catches a wrong Jacobian or early stop.
+    /// 1e-6 px is met with margin and still catches a wrong Jacobian or early stop.
     static let roundTripTolerancePx = 1e-6
 
     /// Every pixel centre of a `width × height` image visited with `step`, plus the last row and column.

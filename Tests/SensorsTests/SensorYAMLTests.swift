@@ -55,9 +55,9 @@ struct SensorYAMLTests {
         #expect(cal.rateHz == 30)
     }
 
-    @Test("The real EuRoC cam0 sensor.yaml from ../shared/datasets")
+    @Test("The real EuRoC cam0 sensor.yaml from ../shared/datasets", .enabled(if: SharedDatasets.eurocMicroIsPresent, "needs ../shared/datasets/euroc-v101-micro"))
     func realEurocCamera() throws {
-        guard let root = SharedDatasets.path("euroc-v101-micro") else { return }
+        let root = try SharedDatasets.eurocMicro()
         let cal = try SensorYAML.readCamera(path: root + "/mav0/cam0/sensor.yaml", name: "cam0")
         #expect(cal.model.intrinsics.array == [458.654, 457.296, 367.215, 248.375])
         // EuRoC cam0 sits 6.5 cm along −y of the body (T_BS translation -0.0216, -0.0647, 0.0098).

@@ -186,13 +186,31 @@ public enum SharedDatasets {
         return url.path
     }
 
-    /// Path of the named shared dataset, or `nil` (after printing a notice) when it is absent.
+    /// Path of the named dataset in `../shared/datasets` (beside the package), or `nil` when it is absent.
     public static func path(_ name: String) -> String? {
         let path = ((packageRoot as NSString).appendingPathComponent("../shared/datasets") as NSString).appendingPathComponent(name)
-        guard FileManager.default.fileExists(atPath: path) else {
-            print("NOTICE: \(path) is absent; skipping the test that needs ../shared/datasets/\(name)")
-            return nil
-        }
+        guard FileManager.default.fileExists(atPath: path) else { return nil }
         return (path as NSString).standardizingPath
     }
+
+    /// Folder name of the EuRoC V1_01 excerpt (95 frames, nearly still) in `../shared/datasets`.
+    public static let eurocMicroName = "euroc-v101-micro"
+
+    /// True when the EuRoC excerpt is present. Tests that read it are gated on this, so Swift Testing lists
+    /// them as skipped, with the reason, where it is absent:
+    /// `@Test(.enabled(if: SharedDatasets.eurocMicroIsPresent, "needs ../shared/datasets/euroc-v101-micro"))`.
+    public static var eurocMicroIsPresent: Bool { path(eurocMicroName) != nil }
+
+    /// Path of the EuRoC excerpt; throws when it is absent (a test gated on ``eurocMicroIsPresent`` never sees that).
+    public static func eurocMicro() throws -> String {
+        guard let path = path(eurocMicroName) else { throw DatasetAbsent(name: eurocMicroName) }
+        return path
+    }
+}
+
+/// A shared dataset a test needs is absent.
+public struct DatasetAbsent: Error, CustomStringConvertible {
+    /// The dataset's folder name in `../shared/datasets`.
+    public var name: String
+    public var description: String { "../shared/datasets/\(name) is absent" }
 }

@@ -3,23 +3,14 @@ import Geometry
 import Imaging
 import Sensors
 import Testing
+import TestSupport
 @testable import Vision
 
 /// The tracker on the real EuRoC V1_01 snippet (camera nearly still).
 struct EuRoCTrackingTests {
-    /// `../shared/datasets/euroc-v101-micro` relative to the package root, or `nil` (with a notice) when absent.
-    static func datasetPath() -> String? {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        let path = root.appendingPathComponent("../shared/datasets/euroc-v101-micro").standardized.path
-        guard FileManager.default.fileExists(atPath: path) else {
-            print("EuRoCTrackingTests: skipped, dataset not found at \(path)")
-            return nil
-        }
-        return path
-    }
-
-    @Test func manyFeaturesAndNoJumpsOnEuRoC() throws {
-        guard let path = Self.datasetPath() else { return }
+    @Test(.enabled(if: SharedDatasets.eurocMicroIsPresent, "needs ../shared/datasets/euroc-v101-micro"))
+    func manyFeaturesAndNoJumpsOnEuRoC() throws {
+        let path = try SharedDatasets.eurocMicro()
         let dataset = try ASLDataset(path: path)
         let camera = dataset.cameras[0]
         let tracker = try FeatureTracker(camera: camera.calibration)
@@ -51,8 +42,9 @@ struct EuRoCTrackingTests {
         #expect(maxStep <= 3, "largest step \(maxStep) px")
     }
 
-    @Test func stereoMatchesOnEuRoCSatisfyTheEpipolarConstraint() throws {
-        guard let path = Self.datasetPath() else { return }
+    @Test(.enabled(if: SharedDatasets.eurocMicroIsPresent, "needs ../shared/datasets/euroc-v101-micro"))
+    func stereoMatchesOnEuRoCSatisfyTheEpipolarConstraint() throws {
+        let path = try SharedDatasets.eurocMicro()
         let dataset = try ASLDataset(path: path)
         let left = dataset.cameras[0].calibration, right = dataset.cameras[1].calibration
         let tracker = try FeatureTracker(camera: left, rightCamera: right)

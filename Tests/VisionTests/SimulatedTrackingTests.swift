@@ -27,8 +27,8 @@ struct SimulatedTrackingTests {
         // 4 s of walking in the room (80 frames at 20 Hz), image noise and exposure changes on.
         let seq = try SimulatedSequence(startTime: 3)
         let (summary, results) = try Self.run(seq, frames: 80)
-        // Issue 4's acceptance figures (measured on 30 s by the CLI): ≥ 150 features per frame,
-        // median track length ≥ 10 frames, median error ≤ 0.3 px, ≤ 1 % outliers (> 2 px).
+        // The frontend's quality on rendered images: ≥ 150 features per frame, median track length
+        // ≥ 10 frames, median error against the true projection ≤ 0.3 px, ≤ 1 % outliers (> 2 px).
         #expect(summary.featuresPerFrameMean >= 150, "\(summary)")
         #expect(summary.trackLengthMedian >= 10, "\(summary)")
         #expect((summary.reprojectionErrorMedianPx ?? .infinity) <= 0.3, "\(summary)")

@@ -1,3 +1,4 @@
+import Estimation
 import Foundation
 import Geometry
 import Sensors
@@ -48,10 +49,10 @@ func lookAt(eye: Vec3, target: Vec3) -> SE3 {
 let defaultPose = lookAt(eye: Vec3(1.1, -2.0, 1.5), target: Vec3(1.1, 0, 0.5))
 
 /// A frame input at 20 Hz frame index `i`.
-func frameInput(_ i: Int, landmarks: [LandmarkInput], normal: Bool = true, T_W_C: SE3 = defaultPose,
+func frameInput(_ i: Int, landmarks: [Landmark], normal: Bool = true, T_W_C: SE3 = defaultPose,
                 image: Bool = false) -> WorldFrameInput {
-    WorldFrameInput(t_ns: 1_000_000_000 + TimestampNs(i) * 50_000_000, isTrackingNormal: normal,
-                    trackingState: normal ? "normal" : "limited(initializing)", T_W_C: T_W_C, T_W_B: T_W_C,
+    WorldFrameInput(t_ns: 1_000_000_000 + TimestampNs(i) * 50_000_000,
+                    trackingState: normal ? .normal : .limited(.initializing), T_W_C: T_W_C, T_W_B: T_W_C,
                     camera: testCamera, landmarks: landmarks, featureCount: landmarks.count,
                     image: image ? testImage(i) : nil)
 }
@@ -70,22 +71,22 @@ struct RoomLandmarks {
     var nextId = 0
     let sigma: Double
     init(seed: UInt64, sigma: Double = 0.01) { rng = SeededRandom(seed: seed); self.sigma = sigma }
-    mutating func batch(floor: Int, table: Int, wall: Int) -> [LandmarkInput] {
-        var out: [LandmarkInput] = []
-        func add(_ p: Vec3) { out.append(LandmarkInput(id: nextId, p_W: p + rng.gaussian3(sigma), std_m: sigma)); nextId += 1 }
+    mutating func batch(floor: Int, table: Int, wall: Int) -> [Landmark] {
+        var out: [Landmark] = []
+        func add(_ p: Vec3) { out.append(Landmark(id: nextId, p_W: p + rng.gaussian3(sigma), std_m: sigma)); nextId += 1 }
         for _ in 0..<floor { add(Room.floorPoint(&rng)) }
         for _ in 0..<table { add(Room.tablePoint(&rng)) }
         for _ in 0..<wall { add(Room.wallPoint(&rng)) }
         return out
     }
     /// `count` floor points (z = 0, before noise) with x uniform in `x` and y uniform in [0, 1], metres.
-    mutating func floorStrip(x: ClosedRange<Double>, count: Int) -> [LandmarkInput] {
+    mutating func floorStrip(x: ClosedRange<Double>, count: Int) -> [Landmark] {
         points({ r in Vec3(r.uniform(x.lowerBound, x.upperBound), r.uniform(0, 1), 0) }, count: count)
     }
-    mutating func points(_ gen: (inout SeededRandom) -> Vec3, count: Int) -> [LandmarkInput] {
+    mutating func points(_ gen: (inout SeededRandom) -> Vec3, count: Int) -> [Landmark] {
         (0..<count).map { _ in
             defer { nextId += 1 }
-            return LandmarkInput(id: nextId, p_W: gen(&rng) + rng.gaussian3(sigma), std_m: sigma)
+            return Landmark(id: nextId, p_W: gen(&rng) + rng.gaussian3(sigma), std_m: sigma)
         }
     }
 }

@@ -1,3 +1,4 @@
+import Estimation
 import Foundation
 import Geometry
 import Sensors
@@ -7,8 +8,8 @@ import Testing
 @Suite struct LandmarkMapTests {
     @Test func reportsOfOneIdAreAveragedByInverseVariance() throws {
         var map = LandmarkMap()
-        map.integrate([LandmarkInput(id: 7, p_W: Vec3(1, 0, 0), std_m: 0.01)], at: 0)
-        map.integrate([LandmarkInput(id: 7, p_W: Vec3(1.02, 0, 0), std_m: 0.02)], at: 1)
+        map.integrate([Landmark(id: 7, p_W: Vec3(1, 0, 0), std_m: 0.01)], at: 0)
+        map.integrate([Landmark(id: 7, p_W: Vec3(1.02, 0, 0), std_m: 0.02)], at: 1)
         let l = try #require(map.landmark(id: 7))
         // Weights 1/σ²: 10000 and 2500 → x = (1·10000 + 1.02·2500) / 12500 = 1.004.
         #expect(abs(l.p_W.x - 1.004) < 1e-12)
@@ -18,45 +19,45 @@ import Testing
 
     @Test func farReportReplacesInsteadOfAveraging() throws {
         var map = LandmarkMap()
-        map.integrate([LandmarkInput(id: 1, p_W: Vec3(0, 0, 0), std_m: 0.01)], at: 0)
+        map.integrate([Landmark(id: 1, p_W: Vec3(0, 0, 0), std_m: 0.01)], at: 0)
         // 1 m away is ≫ 5 combined σ: the estimator re-triangulated the feature.
-        map.integrate([LandmarkInput(id: 1, p_W: Vec3(1, 0, 0), std_m: 0.01)], at: 1)
+        map.integrate([Landmark(id: 1, p_W: Vec3(1, 0, 0), std_m: 0.01)], at: 1)
         #expect(try #require(map.landmark(id: 1)).p_W == Vec3(1, 0, 0))
     }
 
     @Test func invalidReportsAreIgnored() {
         var map = LandmarkMap()
-        map.integrate([LandmarkInput(id: 1, p_W: Vec3(.nan, 0, 0), std_m: 0.01),
-                       LandmarkInput(id: 2, p_W: Vec3(0, 0, 0), std_m: 0),
-                       LandmarkInput(id: 3, p_W: Vec3(0, 0, 0), std_m: 5)], at: 0)
+        map.integrate([Landmark(id: 1, p_W: Vec3(.nan, 0, 0), std_m: 0.01),
+                       Landmark(id: 2, p_W: Vec3(0, 0, 0), std_m: 0),
+                       Landmark(id: 3, p_W: Vec3(0, 0, 0), std_m: 5)], at: 0)
         #expect(map.count == 0)
     }
 
     @Test func capacityCullsLeastRecentlySeen() {
         var map = LandmarkMap(capacity: 100)
-        for t in 0..<150 { map.integrate([LandmarkInput(id: t, p_W: Vec3(Double(t), 0, 0), std_m: 0.01)], at: TimestampNs(t)) }
+        for t in 0..<150 { map.integrate([Landmark(id: t, p_W: Vec3(Double(t), 0, 0), std_m: 0.01)], at: TimestampNs(t)) }
         #expect(map.count <= 100)
         // The oldest ids went first; the newest are all kept.
         #expect(map.landmark(id: 0) == nil)
         #expect((140..<150).allSatisfy { map.landmark(id: $0) != nil })
         // Re-seeing an old landmark protects it.
         var m2 = LandmarkMap(capacity: 10)
-        for t in 0..<10 { m2.integrate([LandmarkInput(id: t, p_W: .zero, std_m: 0.01)], at: TimestampNs(t)) }
-        m2.integrate([LandmarkInput(id: 0, p_W: .zero, std_m: 0.01)], at: 100)
-        m2.integrate([LandmarkInput(id: 99, p_W: .zero, std_m: 0.01)], at: 101)
+        for t in 0..<10 { m2.integrate([Landmark(id: t, p_W: .zero, std_m: 0.01)], at: TimestampNs(t)) }
+        m2.integrate([Landmark(id: 0, p_W: .zero, std_m: 0.01)], at: 100)
+        m2.integrate([Landmark(id: 99, p_W: .zero, std_m: 0.01)], at: 101)
         #expect(m2.landmark(id: 0) != nil && m2.landmark(id: 1) == nil)
     }
 
     @Test func staleLandmarksAreDropped() {
         var map = LandmarkMap(maxAge_ns: 1_000)
-        map.integrate([LandmarkInput(id: 1, p_W: .zero, std_m: 0.01)], at: 0)
-        map.integrate([LandmarkInput(id: 2, p_W: .zero, std_m: 0.01)], at: 2_000)
+        map.integrate([Landmark(id: 1, p_W: .zero, std_m: 0.01)], at: 0)
+        map.integrate([Landmark(id: 2, p_W: .zero, std_m: 0.01)], at: 2_000)
         #expect(map.landmark(id: 1) == nil && map.landmark(id: 2) != nil)
     }
 
     @Test func regionQueries() {
         var map = LandmarkMap()
-        map.integrate((0..<10).map { LandmarkInput(id: $0, p_W: Vec3(Double($0), 0, 0), std_m: 0.01) }, at: 0)
+        map.integrate((0..<10).map { Landmark(id: $0, p_W: Vec3(Double($0), 0, 0), std_m: 0.01) }, at: 0)
         #expect(map.landmarks(in: WorldBox(min: Vec3(2.5, -1, -1), max: Vec3(5, 1, 1))).map(\.id) == [3, 4, 5])
         #expect(map.landmarks(near: Vec3(7, 0, 0), radius: 1.01).map(\.id) == [6, 7, 8])
         let ray = map.landmarks(nearRayFrom: Vec3(0, -1, 0), direction: Vec3(0, 1, 0), maxAngle: 0.1)

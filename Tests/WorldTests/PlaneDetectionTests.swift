@@ -1,3 +1,4 @@
+import Estimation
 import Foundation
 import Geometry
 import Sensors
@@ -64,7 +65,7 @@ import Testing
     @Test func separatedPatchesMergeWhenTheGapFills() throws {
         let session = WorldSession()
         var strips = RoomLandmarks(seed: 7)
-        func patch(_ x: ClosedRange<Double>, _ n: Int) -> [LandmarkInput] { strips.floorStrip(x: x, count: n) }
+        func patch(_ x: ClosedRange<Double>, _ n: Int) -> [Landmark] { strips.floorStrip(x: x, count: n) }
         let f0 = session.process(frameInput(0, landmarks: patch(0...1, 60) + patch(2...3, 60)))
         #expect(f0.events.filter { $0.change == .added }.count == 2)
         #expect(session.planes.count == 2)
@@ -100,9 +101,9 @@ import Testing
         // A large plane at z = 0.4 and a small patch at z = 0: the large plane is the floor.
         let session = WorldSession()
         var rng = SeededRandom(seed: 11)
-        var lms: [LandmarkInput] = []
-        for i in 0..<200 { lms.append(LandmarkInput(id: i, p_W: Vec3(rng.uniform(-1, 1), rng.uniform(-1, 1), 0.4) + rng.gaussian3(0.01), std_m: 0.01)) }
-        for i in 200..<240 { lms.append(LandmarkInput(id: i, p_W: Vec3(rng.uniform(3, 3.4), rng.uniform(0, 0.4), 0) + rng.gaussian3(0.01), std_m: 0.01)) }
+        var lms: [Landmark] = []
+        for i in 0..<200 { lms.append(Landmark(id: i, p_W: Vec3(rng.uniform(-1, 1), rng.uniform(-1, 1), 0.4) + rng.gaussian3(0.01), std_m: 0.01)) }
+        for i in 200..<240 { lms.append(Landmark(id: i, p_W: Vec3(rng.uniform(3, 3.4), rng.uniform(0, 0.4), 0) + rng.gaussian3(0.01), std_m: 0.01)) }
         _ = session.process(frameInput(0, landmarks: lms))
         let big = session.planes.first { abs($0.height_m - 0.4) < 0.03 }
         let small = session.planes.first { abs($0.height_m) < 0.03 }
@@ -159,7 +160,7 @@ import Testing
         let session = WorldSession()
         var gen = RoomLandmarks(seed: 1)
         for i in 0..<30 {
-            let lms = gen.batch(floor: 40, table: 10, wall: 15).map { LandmarkInput(id: $0.id, p_W: R.act($0.p_W), std_m: $0.std_m) }
+            let lms = gen.batch(floor: 40, table: 10, wall: 15).map { Landmark(id: $0.id, p_W: R.act($0.p_W), std_m: $0.std_m) }
             _ = session.process(frameInput(i, landmarks: lms))
         }
         let horizontal = session.planes.filter { $0.alignment == .horizontal }
@@ -184,12 +185,12 @@ import Testing
 }
 
 @Suite struct PrecisionAwareDetectionTests {
-    func layers(sigma: Double, seed: UInt64) -> [LandmarkInput] {
+    func layers(sigma: Double, seed: UInt64) -> [Landmark] {
         var rng = SeededRandom(seed: seed)
         return (0..<300).map { i in
             // Two overlapping 2 × 2 m layers 8 cm apart (a floor and a mat on it).
             let z = i % 2 == 0 ? 0.0 : 0.08
-            return LandmarkInput(id: i, p_W: Vec3(rng.uniform(0, 2), rng.uniform(0, 2), z) + rng.gaussian3(sigma), std_m: sigma)
+            return Landmark(id: i, p_W: Vec3(rng.uniform(0, 2), rng.uniform(0, 2), z) + rng.gaussian3(sigma), std_m: sigma)
         }
     }
 
@@ -208,8 +209,8 @@ import Testing
 
     @Test func preciseLandmarksOfANearbyLedgeDoNotStretchTheTable() throws {
         var rng = SeededRandom(seed: 17)
-        var lms: [LandmarkInput] = []
-        func add(_ p: Vec3, _ s: Double) { lms.append(LandmarkInput(id: lms.count, p_W: p + rng.gaussian3(s), std_m: s)) }
+        var lms: [Landmark] = []
+        func add(_ p: Vec3, _ s: Double) { lms.append(Landmark(id: lms.count, p_W: p + rng.gaussian3(s), std_m: s)) }
         for _ in 0..<300 { add(Room.floorPoint(&rng), 0.03) }              // noisy floor: median σ 3 cm → band 7.5 cm
         for _ in 0..<150 { add(Room.tablePoint(&rng), 0.01) }              // table top at 0.75
         for _ in 0..<30 { add(Vec3(rng.uniform(1.75, 2.1), rng.uniform(-0.4, 0.4), 0.80), 0.005) } // ledge 5 cm higher
@@ -240,7 +241,7 @@ import Testing
 
 @Suite struct PlaneRefinementTests {
     /// Landmarks on the wall x = -3 (y ∈ [-3, 3], z ∈ [0, 2.5]), turned by `yawDeg` about the wall's centre.
-    static func wall(_ gen: inout RoomLandmarks, count: Int, yawDeg: Double) -> [LandmarkInput] {
+    static func wall(_ gen: inout RoomLandmarks, count: Int, yawDeg: Double) -> [Landmark] {
         let turn = SO3(angle: yawDeg * Double.pi / 180, axis: Vec3(0, 0, 1))
         return gen.points({ r in
             let p = Vec3(-3, r.uniform(-3, 3), r.uniform(0, 2.5))

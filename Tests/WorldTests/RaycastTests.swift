@@ -1,3 +1,4 @@
+import Estimation
 import Foundation
 import Geometry
 import Sensors
@@ -35,9 +36,10 @@ import Testing
         #expect(f.planes.first { $0.id == hit.planeId }?.classification == .wall)
         // The hit's z axis is the wall normal, facing the camera (−y).
         #expect(hit.normal_W.dot(Vec3(0, -1, 0)) > cos(2 * Double.pi / 180))
-        // A horizontal-only raycast goes past the wall to the floor plane's infinite extension instead.
-        #expect(f.raycast(pixel: try pixel(of: truth), target: .existingPlaneInfinite, alignment: .horizontal)
-            .allSatisfy { $0.alignment == .horizontal })
+        // A horizontal-only raycast goes past the wall to a horizontal plane's infinite extension instead.
+        let horizontal = f.raycast(pixel: try pixel(of: truth), target: .existingPlaneInfinite, alignment: .horizontal)
+        #expect(!horizontal.isEmpty)
+        #expect(horizontal.allSatisfy { $0.alignment == .horizontal && $0.planeId != hit.planeId })
     }
 
     @Test func geometryTargetRespectsBoundaryWhileInfiniteDoesNot() throws {
@@ -55,8 +57,11 @@ import Testing
         // Preferred order falls back from geometry to the floor beneath (first geometric hit along the ray).
         let pref = try #require(f.raycast(pixel: px))
         #expect(pref.target == .existingPlaneGeometry && pref.planeId != table.id)
-        // Alignment filter: vertical-only raycast at the floor finds nothing horizontal.
-        #expect(f.raycast(pixel: try pixel(of: Vec3(0.2, -0.8, 0)), target: .existingPlaneGeometry, alignment: .vertical)
+        // Alignment filter: at a floor pixel the unfiltered raycast hits the floor; the vertical-only one drops it.
+        let floorPixel = try pixel(of: Vec3(0.2, -0.8, 0))
+        let unfiltered = f.raycast(pixel: floorPixel, target: .existingPlaneGeometry)
+        #expect(unfiltered.contains { $0.alignment == .horizontal })
+        #expect(f.raycast(pixel: floorPixel, target: .existingPlaneGeometry, alignment: .vertical)
             .allSatisfy { $0.alignment == .vertical })
     }
 
@@ -68,7 +73,7 @@ import Testing
         var rng = SeededRandom(seed: 9)
         var map = LandmarkMap()
         map.integrate((0..<300).map {
-            LandmarkInput(id: $0, p_W: c + rng.uniform(-1, 1) * u + rng.uniform(-1, 1) * v + rng.gaussian3(0.005), std_m: 0.005)
+            Landmark(id: $0, p_W: c + rng.uniform(-1, 1) * u + rng.uniform(-1, 1) * v + rng.gaussian3(0.005), std_m: 0.005)
         }, at: 0)
         let eye = Vec3(0.6, -1, 1.6)
         let target = c + 0.2 * u - 0.1 * v
@@ -90,7 +95,7 @@ import Testing
         let session = WorldSession()
         var rng = SeededRandom(seed: 4)
         let spot = Vec3(0.5, 0.5, 0)
-        let lms = (0..<12).map { LandmarkInput(id: $0, p_W: spot + Vec3(rng.uniform(-0.1, 0.1), rng.uniform(-0.1, 0.1), 0) + rng.gaussian3(0.003), std_m: 0.003) }
+        let lms = (0..<12).map { Landmark(id: $0, p_W: spot + Vec3(rng.uniform(-0.1, 0.1), rng.uniform(-0.1, 0.1), 0) + rng.gaussian3(0.003), std_m: 0.003) }
         let f = session.process(frameInput(0, landmarks: lms))
         #expect(f.planes.isEmpty)
         let px = try pixel(of: spot)
@@ -102,10 +107,10 @@ import Testing
     }
 
     /// Landmarks of a horizontal patch (σ 1 cm).
-    func patch(_ x: ClosedRange<Double>, _ y: ClosedRange<Double>, z: Double, count: Int, firstId: Int, seed: UInt64) -> [LandmarkInput] {
+    func patch(_ x: ClosedRange<Double>, _ y: ClosedRange<Double>, z: Double, count: Int, firstId: Int, seed: UInt64) -> [Landmark] {
         var rng = SeededRandom(seed: seed)
         return (0..<count).map {
-            LandmarkInput(id: firstId + $0, p_W: Vec3(rng.uniform(x.lowerBound, x.upperBound), rng.uniform(y.lowerBound, y.upperBound), z)
+            Landmark(id: firstId + $0, p_W: Vec3(rng.uniform(x.lowerBound, x.upperBound), rng.uniform(y.lowerBound, y.upperBound), z)
                           + rng.gaussian3(0.01), std_m: 0.01)
         }
     }
@@ -161,7 +166,7 @@ import Testing
         // The table's first landmarks are biased 3 cm high; later unbiased ones pull the plane down to truth.
         let session = WorldSession()
         var gen = RoomLandmarks(seed: 21)
-        var biased = gen.points(Room.tablePoint, count: 20).map { LandmarkInput(id: $0.id, p_W: $0.p_W + Vec3(0, 0, 0.03), std_m: $0.std_m) }
+        var biased = gen.points(Room.tablePoint, count: 20).map { Landmark(id: $0.id, p_W: $0.p_W + Vec3(0, 0, 0.03), std_m: $0.std_m) }
         biased += gen.batch(floor: 60, table: 0, wall: 0)
         var f = session.process(frameInput(0, landmarks: biased))
         let table = try #require(session.planes.first { abs($0.height_m - 0.78) < 0.015 })
@@ -195,7 +200,7 @@ import Testing
     @Test func anchorReattachesWhenItsPlaneIsMerged() throws {
         let session = WorldSession()
         var strips = RoomLandmarks(seed: 13)
-        func patch(_ x: ClosedRange<Double>, _ n: Int) -> [LandmarkInput] { strips.floorStrip(x: x, count: n) }
+        func patch(_ x: ClosedRange<Double>, _ n: Int) -> [Landmark] { strips.floorStrip(x: x, count: n) }
         _ = session.process(frameInput(0, landmarks: patch(0...1, 60) + patch(2...3, 60)))
         let second = try #require(session.planes.first { $0.id == "plane-2" })
         session.addAnchor(T_W_A: SE3(translation: Vec3(2.5, 0.5, second.height_m)), planeId: second.id, t_ns: 0)

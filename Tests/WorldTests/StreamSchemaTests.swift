@@ -1,3 +1,4 @@
+import Estimation
 import Foundation
 import Geometry
 import Testing
@@ -114,7 +115,7 @@ struct SchemaChecker {
         // Separate patches merge: plane removal with merged_into, and a user anchor following it.
         let session = WorldSession()
         var strips = RoomLandmarks(seed: 7)
-        func patch(_ x: ClosedRange<Double>, _ n: Int) -> [LandmarkInput] { strips.floorStrip(x: x, count: n) }
+        func patch(_ x: ClosedRange<Double>, _ n: Int) -> [Landmark] { strips.floorStrip(x: x, count: n) }
         records += session.process(frameInput(0, landmarks: patch(0...1, 60) + patch(2...3, 60))).events.map(AnchorEventRecord.init)
         records.append(AnchorEventRecord(session.addAnchor(T_W_A: SE3(translation: Vec3(2.5, 0.5, 0)), planeId: "plane-2", t_ns: 1, name: "pin")))
         for i in 1...4 { records += session.process(frameInput(2 * i, landmarks: patch(1...2, 40))).events.map(AnchorEventRecord.init) }

@@ -95,9 +95,9 @@ struct InfoCommandTests {
         #expect(try worldtrack("info", f.root, "--skip-image-check").status == 0)
     }
 
-    @Test("info --json on the real euroc-v101-micro: 95 frames per camera, 4 absent in cam1, IMU 200 Hz over 145.6 s")
+    @Test("info --json on the real euroc-v101-micro: 95 frames per camera, 4 absent in cam1, IMU 200 Hz over 145.6 s", .enabled(if: SharedDatasets.eurocMicroIsPresent, "needs ../shared/datasets/euroc-v101-micro"))
     func realEuroc() throws {
-        guard let root = SharedDatasets.path("euroc-v101-micro") else { return }
+        let root = try SharedDatasets.eurocMicro()
         let r = try worldtrack("info", root, "--json")
         #expect(r.status == 0, "\(r.stderr)")
         let json = try jsonObject(r.stdout)
