@@ -122,7 +122,7 @@ let package = Package(
                     dependencies: ["Consumers", "Estimation", "Evaluation", "Geometry", "Imaging", "Pipeline", "Sensors",
                                    "Simulation", "TestSupport", "Vision"],
                     swiftSettings: swift5),
-        .testTarget(name: "WorldTrackCLITests", dependencies: ["Simulation", "TestSupport"], swiftSettings: swift5),
+        .testTarget(name: "WorldTrackCLITests", dependencies: ["Evaluation", "Sensors", "Simulation", "TestSupport"], swiftSettings: swift5),
     ],
     cxxLanguageStandard: .cxx17
 )
