@@ -195,7 +195,7 @@ public final class VIOEstimator {
             if let prev = lastGood {
                 // Re-initialisation after a reset: keep position and heading continuous.
                 s.p_W = prev.p_W
-                let dYaw = SO3.headingRotation(prev.R_W_B.headingAngle)
+                let dYaw = SO3(yaw: prev.R_W_B.yaw)
                 s.R_W_B = dYaw * s.R_W_B
                 s.v_W = dYaw.act(s.v_W)
             }

@@ -53,7 +53,7 @@ import TestSupport
         // Consistency: error in the frame fixed at initialisation (true pose at init ↔ estimate at init,
         // yaw and origin being the gauge) against the reported 1-σ position std.
         let i0 = idx[0]
-        let yawAlign = SO3(angle: run.truths[i0].R_W_B.headingAngle - run.outputs[i0].T_W_B.rotation.headingAngle,
+        let yawAlign = SO3(angle: run.truths[i0].R_W_B.yaw - run.outputs[i0].T_W_B.rotation.yaw,
                            axis: Vec3(0, 0, 1))
         let offset = run.truths[i0].p_W - yawAlign.act(run.outputs[i0].T_W_B.translation)
         var within = 0
