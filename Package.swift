@@ -41,7 +41,7 @@ let package = Package(
 
         // MARK: Foundations
         .target(name: "Geometry", swiftSettings: swift5),
-        .target(name: "LinearAlgebra", dependencies: ["CLAPACKE"], swiftSettings: swift5,
+        .target(name: "LinearAlgebra", dependencies: ["CLAPACKE", "Geometry"], swiftSettings: swift5,
                 linkerSettings: [.linkedLibrary("lapacke"), .linkedLibrary("lapack"), .linkedLibrary("blas")]),
         .target(name: "Imaging", dependencies: ["COpenCV"], swiftSettings: swift5),
         .target(name: "Sensors", dependencies: ["Geometry", "Imaging", "Yams"], swiftSettings: swift5),

@@ -59,19 +59,8 @@ extension FilterState {
                             }
                             sl[l] += 1
                         }
-                        // Cholesky S = L Lᵀ (lower, in place, column by column).
-                        for j in 0..<m {
-                            let sj = s.baseAddress! + j * m
-                            let d = sj[j]
-                            guard d > 0, d.isFinite else { return false }
-                            let l = d.squareRoot()
-                            for k in j..<m { sj[k] /= l }
-                            for q in (j + 1)..<max(j + 1, m) {
-                                let sq = s.baseAddress! + q * m
-                                let lqj = sj[q]
-                                for k in q..<m { sq[k] -= sj[k] * lqj }
-                            }
-                        }
+                        // Cholesky S = L Lᵀ (lower, in place).
+                        guard DenseKernels.choleskyLower(s.baseAddress!, n: m) else { return false }
                         // W ← W L⁻ᵀ: column k = (W[:, k] − Σ_{q<k} W[:, q] L[k, q]) / L[k, k].
                         for k in 0..<m {
                             let wk = w.baseAddress! + k * n
@@ -92,11 +81,7 @@ extension FilterState {
         guard ok else { throw LinearAlgebraError.notPositiveDefinite }
         // v = L⁻¹ r, δx = W v, P ← P − W Wᵀ (lower triangle, then mirrored).
         S.withUnsafeBufferPointer { s in
-            for k in 0..<m {
-                var t = v[k]
-                for q in 0..<k { t -= s[k + q * m] * v[q] }
-                v[k] = t / s[k + k * m]
-            }
+            v.withUnsafeMutableBufferPointer { DenseKernels.forwardSubstitute(s.baseAddress!, n: m, $0.baseAddress!) }
         }
         W.withUnsafeBufferPointer { w in
             dx.withUnsafeMutableBufferPointer { d in

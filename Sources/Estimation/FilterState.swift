@@ -200,12 +200,12 @@ struct FilterState {
     /// 1-σ position uncertainty: square root of the largest eigenvalue of the position covariance.
     var positionStd: Double {
         let m = covarianceBlock(ErrorIndex.position, ErrorIndex.position)
-        return largestEigenvalueSymmetric3(m).squareRoot()
+        return SymmetricEigen3.largestEigenvalue(m).squareRoot()
     }
 
     /// 1-σ velocity uncertainty: square root of the largest eigenvalue of the velocity covariance, m/s.
     var velocityStd: Double {
-        largestEigenvalueSymmetric3(covarianceBlock(ErrorIndex.velocity, ErrorIndex.velocity)).squareRoot()
+        SymmetricEigen3.largestEigenvalue(covarianceBlock(ErrorIndex.velocity, ErrorIndex.velocity)).squareRoot()
     }
 
     /// True when the mean and covariance are finite and the covariance diagonal is non-negative.
@@ -215,17 +215,4 @@ struct FilterState {
         for i in 0..<n where !(P[i + i * n].isFinite && P[i + i * n] >= 0) { return false }
         return P.allSatisfy { $0.isFinite }
     }
-}
-
-/// Largest eigenvalue of a symmetric 3×3 matrix (closed form, Smith 1961).
-func largestEigenvalueSymmetric3(_ a: Mat3) -> Double {
-    let p1 = a[0, 1] * a[0, 1] + a[0, 2] * a[0, 2] + a[1, 2] * a[1, 2]
-    let q = a.trace / 3
-    if p1 < 1e-300 { return max(a[0, 0], a[1, 1], a[2, 2]) }
-    let p2 = (a[0, 0] - q) * (a[0, 0] - q) + (a[1, 1] - q) * (a[1, 1] - q) + (a[2, 2] - q) * (a[2, 2] - q) + 2 * p1
-    let p = (p2 / 6).squareRoot()
-    let b = (1 / p) * (a - q * Mat3.identity)
-    let r = max(-1, min(1, b.determinant / 2))
-    let phi = acos(r) / 3
-    return q + 2 * p * cos(phi)
 }

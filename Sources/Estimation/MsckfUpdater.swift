@@ -187,9 +187,9 @@ struct MsckfUpdater {
         guard rows > 0 else { return nil }
         // χ² = rᵀ (S_o + I)⁻¹ r with S_o the trailing block, by a small Cholesky factorisation.
         var So = [Double](repeating: 0, count: rows * rows)
-        for i in 0..<rows { for j in 0..<rows { So[i * rows + j] = S[(i + 3) * m + j + 3] } }
-        for i in 0..<rows { So[i * rows + i] += 1 }
-        guard let chi2 = choleskyQuadraticForm(&So, Array(r[3...]), n: rows) else { return nil }
+        for i in 0..<rows { for j in 0..<rows { So[i + j * rows] = S[(i + 3) * m + j + 3] } }
+        for i in 0..<rows { So[i + i * rows] += 1 }
+        guard let chi2 = DenseKernels.choleskyQuadraticForm(&So, Array(r[3...]), n: rows) else { return nil }
         return FeatureResidual(cloneIndices: involved, Hx: Array(Hx[(3 * cols)...]), r: Array(r[3...]), rows: rows,
                                point: point, dropped: all.count - obs.count, chi2: chi2)
     }
@@ -244,7 +244,7 @@ struct MsckfUpdater {
         // Measurement compression: H = Q [R; 0] → use R and the first c entries of Qᵀ r.
         var H: Matrix, r: [Double]
         if m > c {
-            householderTriangularize(&A, rows: m, columns: w, firstColumn: firstColumn)
+            DenseKernels.householderTriangularize(&A, rows: m, columns: w, firstColumn: firstColumn)
             H = Matrix(rows: c, columns: c)
             for j in 0..<c { for i in 0...j { H.elements[i + j * c] = A[i * w + j] } }
             r = (0..<c).map { A[$0 * w + c] }
@@ -256,83 +256,5 @@ struct MsckfUpdater {
         result.rows = H.rows
         do { try state.update(cloneColumnsH: H, r: r) } catch { result.accepted = 0; result.landmarks = [] }
         return result
-    }
-}
-
-/// `rᵀ A⁻¹ r` for a symmetric positive-definite `A` (row-major `n × n`, overwritten by its Cholesky
-/// factor); nil if A is not positive definite.
-func choleskyQuadraticForm(_ a: inout [Double], _ r: [Double], n: Int) -> Double? {
-    for j in 0..<n {
-        var d = a[j * n + j]
-        for k in 0..<j { d -= a[j * n + k] * a[j * n + k] }
-        guard d > 0, d.isFinite else { return nil }
-        let l = d.squareRoot()
-        a[j * n + j] = l
-        for i in (j + 1)..<max(j + 1, n) {
-            var v = a[i * n + j]
-            for k in 0..<j { v -= a[i * n + k] * a[j * n + k] }
-            a[i * n + j] = v / l
-        }
-    }
-    // Forward substitution L y = r; the form is |y|².
-    var y = r, q = 0.0
-    for i in 0..<n {
-        var v = y[i]
-        for k in 0..<i { v -= a[i * n + k] * y[k] }
-        y[i] = v / a[i * n + i]
-        q += y[i] * y[i]
-    }
-    return q
-}
-
-/// Householder QR of the row-major `rows × columns` matrix `a` in place: on return its upper
-/// triangle (first `min(rows, columns)` rows) is `R` of `a = Q R`, and each column holds `Qᵀ` times the
-/// original column (so a right-hand side appended as the last column becomes `Qᵀ r`). Below-diagonal
-/// entries are zeroed. Row-major so that applying a reflector runs along contiguous rows.
-///
-/// `firstColumn[i]` is the first column where row `i` may be non-zero, non-decreasing in `i`: the
-/// reflector of column `j` then only spans the rows whose first column is at most `j`, which skips the
-/// zero blocks of a stacked, block-sparse measurement Jacobian (same `R` as a dense factorisation, up to
-/// row signs).
-func householderTriangularize(_ a: inout [Double], rows m: Int, columns w: Int, firstColumn: [Int]) {
-    precondition(a.count == m * w && firstColumn.count == m)
-    var f = [Double](repeating: 0, count: w)
-    a.withUnsafeMutableBufferPointer { buffer in
-        f.withUnsafeMutableBufferPointer { fb in
-            let base = buffer.baseAddress!, fp = fb.baseAddress!
-            var end = 0 // rows [0, end) have firstColumn ≤ j
-            for j in 0..<min(m, w) {
-                while end < m && firstColumn[end] <= j { end += 1 }
-                let start = j
-                guard end > start + 1 else { continue } // nothing below the diagonal
-                var norm2 = 0.0
-                for i in start..<end { let x = base[i * w + j]; norm2 += x * x }
-                guard norm2 > 0 else { continue }
-                let x0 = base[start * w + j]
-                let alpha = x0 > 0 ? -norm2.squareRoot() : norm2.squareRoot()
-                // v = x − α e₀ (held in column j), vᵀv = 2(‖x‖² − α x₀).
-                base[start * w + j] = x0 - alpha
-                let scale = 1 / (norm2 - alpha * x0)
-                let q0 = j + 1, count = w - q0
-                guard count > 0 else { base[start * w + j] = alpha; continue }
-                // f = vᵀ A[rows, q0...] · 2/(vᵀv), then A[rows, q0...] −= v fᵀ.
-                for q in 0..<count { fp[q] = 0 }
-                for i in start..<end {
-                    let vi = base[i * w + j]
-                    if vi == 0 { continue }
-                    let row = base + i * w + q0
-                    for q in 0..<count { fp[q] += vi * row[q] }
-                }
-                for q in 0..<count { fp[q] *= scale }
-                for i in start..<end {
-                    let vi = base[i * w + j]
-                    if vi == 0 { continue }
-                    let row = base + i * w + q0
-                    for q in 0..<count { row[q] -= vi * fp[q] }
-                }
-                base[start * w + j] = alpha
-                for i in (start + 1)..<end { base[i * w + j] = 0 }
-            }
-        }
     }
 }
