@@ -38,14 +38,14 @@ struct MsckfUpdater {
     init(cameras: [CameraCalibration], configuration: EstimatorConfiguration) {
         self.cameras = cameras
         self.configuration = configuration
-        gate = ChiSquareTable(probability: configuration.chi2GateProbability)
-        triangulator = FeatureTriangulator(minDepth: configuration.minDepth, maxDepth: configuration.maxDepth,
-                                           maxReprojection: max(10 * configuration.pixelNoiseStd, 3) / (cameras.first?.model.intrinsics.fx ?? 460),
-                                           sigma: configuration.pixelNoiseStd / (cameras.first?.model.intrinsics.fx ?? 460))
+        gate = ChiSquareTable(probability: configuration.updater.chi2GateProbability)
+        triangulator = FeatureTriangulator(minDepth: configuration.updater.minDepth, maxDepth: configuration.updater.maxDepth,
+                                           maxReprojection: max(10 * configuration.updater.pixelNoiseStd, 3) / (cameras.first?.model.intrinsics.fx ?? 460),
+                                           sigma: configuration.updater.pixelNoiseStd / (cameras.first?.model.intrinsics.fx ?? 460))
     }
 
     /// Noise std of camera `c` in normalised units.
-    func sigma(_ c: Int) -> Double { max(configuration.pixelNoiseStd, 1e-3) / cameras[c].model.intrinsics.fx }
+    func sigma(_ c: Int) -> Double { max(configuration.updater.pixelNoiseStd, 1e-3) / cameras[c].model.intrinsics.fx }
 
     /// One feature's observations linearised over the clones that see it (whitened, not yet projected).
     struct FeatureLinearization {
@@ -131,7 +131,7 @@ struct MsckfUpdater {
             guard pC_now.z > 1e-6 else { return nil }
             let z = Vec2(pC_now.x / pC_now.z, pC_now.y / pC_now.z)
             // … the Jacobians the clone's first estimate (FEJ) or the current one.
-            let fej = configuration.firstEstimateJacobians
+            let fej = configuration.state.firstEstimateJacobians
             let RiT = (fej ? clone.firstR_W_B : clone.R_W_B).inverse.matrix
             let p_B = RiT * (point.p_W - (fej ? clone.firstP_W : clone.p_W))
             let p_C = RbcT * (p_B - ext.translation)
@@ -256,7 +256,7 @@ struct MsckfUpdater {
         for (i, c) in state.clones.enumerated() { cloneIndex[c.t_ns] = i }
         // Longest tracks first; ties by id, so the result does not depend on dictionary order.
         let ordered = tracks.sorted { ($0.observations.count, $1.id) > ($1.observations.count, $0.id) }
-            .prefix(configuration.maxFeaturesPerUpdate)
+            .prefix(configuration.updater.maxFeaturesPerUpdate)
         var accepted: [FeatureResidual] = []
         for t in ordered {
             guard let f = residual(for: t, state: state, cloneIndex: cloneIndex) else {
