@@ -38,6 +38,33 @@ public struct StateOptions: Equatable, Sendable {
     /// the 20–30 s tests it changes nothing measurable, and pinned linearisation points from a rough
     /// (dynamic) initialisation occasionally inflate the gate's χ²; meant for long runs.
     public var firstEstimateJacobians: Bool = false
+    /// The camera–IMU time offset `t_d` (OpenVINS' `calib_camimu_dt`).
+    public var timeOffset = TimeOffsetOptions()
+
+    /// The default options.
+    public init() {}
+}
+
+/// The camera–IMU time offset `t_d`, seconds: the image stamped `t_cam` was taken at IMU time `t_cam + t_d`
+/// (the simulator's `--time-offset-ms` convention). The filter propagates to `t_cam + t̂_d` for each frame, so
+/// the pose it reports for a frame is the body pose when the image was taken.
+public struct TimeOffsetOptions: Equatable, Sendable {
+    /// Estimate `t_d` in the filter state; when false it stays at `initial_s`.
+    public var estimate: Bool = true
+    /// The initial (or, when not estimated, fixed) value, seconds.
+    public var initial_s: Double = 0
+    /// Prior 1-σ of the initial value, seconds.
+    public var priorStd_s: Double = 0.01
+    /// The estimate is clamped to ±this, seconds. A pipeline feeds the IMU this far ahead of each frame
+    /// (`imuLookahead_ns`), so that the filter can propagate to `t_cam + t̂_d`.
+    public var maxMagnitude_s: Double = 0.05
+
+    /// How far ahead of a frame's time stamp the IMU samples must be available, nanoseconds: 0 when the
+    /// offset is neither estimated nor positive.
+    public var imuLookahead_ns: Int64 {
+        let seconds = estimate ? maxMagnitude_s : min(max(initial_s, 0), maxMagnitude_s)
+        return Int64((seconds * 1e9).rounded(.up))
+    }
 
     /// The default options.
     public init() {}

@@ -20,13 +20,14 @@ extension FilterState {
     }
 
     /// The same update for a measurement that involves only the clones: `Hc` has one column per clone
-    /// error-state entry (`dimension − 15`), the inertial columns being zero. Saves the work on them.
+    /// error-state entry (`dimension − cloneStart`), the inertial (and time-offset) columns being zero. Saves
+    /// the work on them; the time offset is still corrected through its covariance with the clones.
     ///
     /// Computed in the square-root form: `S = L Lᵀ`, `W = P Hᵀ L⁻ᵀ`, `δx = W L⁻¹ r`, `P ← P − W Wᵀ` (lower
     /// triangle, mirrored), with loops over contiguous columns and the zeros of `Hc` skipped (after
     /// measurement compression it is upper triangular).
     mutating func update(cloneColumnsH Hc: Matrix, r: [Double]) throws {
-        let n = dimension, c = n - ErrorIndex.imu, m = Hc.rows
+        let n = dimension, c0 = cloneStart, c = n - c0, m = Hc.rows
         precondition(Hc.columns == c && m == r.count)
         guard m > 0 else { return }
         var W = [Double](repeating: 0, count: n * m)   // P Hᵀ, then P Hᵀ L⁻ᵀ; n × m column-major
@@ -38,21 +39,21 @@ extension FilterState {
             P.withUnsafeBufferPointer { p in
                 W.withUnsafeMutableBufferPointer { w in
                     S.withUnsafeMutableBufferPointer { s in
-                        // W[:, k] = Σ_j P[:, 15 + j] H[k, j]
+                        // W[:, k] = Σ_j P[:, cloneStart + j] H[k, j]
                         for k in 0..<m {
                             let wk = w.baseAddress! + k * n
                             for j in 0..<c {
                                 let hkj = h[k + j * m]
                                 if hkj == 0 { continue }
-                                let pj = p.baseAddress! + (ErrorIndex.imu + j) * n
+                                let pj = p.baseAddress! + (c0 + j) * n
                                 for i in 0..<n { wk[i] += pj[i] * hkj }
                             }
                         }
-                        // S[k, l] (k ≥ l) = Σ_j H[k, j] W[15 + j, l], plus the identity.
+                        // S[k, l] (k ≥ l) = Σ_j H[k, j] W[cloneStart + j, l], plus the identity.
                         for l in 0..<m {
                             let sl = s.baseAddress! + l * m
                             for j in 0..<c {
-                                let wjl = w[ErrorIndex.imu + j + l * n]
+                                let wjl = w[c0 + j + l * n]
                                 if wjl == 0 { continue }
                                 let hj = h.baseAddress! + j * m
                                 for k in l..<m { sl[k] += hj[k] * wjl }

@@ -171,9 +171,9 @@ struct MsckfUpdater {
         var t = [Double](repeating: 0, count: 12)
         state.withCovariance { P in
             for a in 0..<count {
-                let la = f.observationLocal[a], ia = FilterState.cloneIndex(f.observationClones[a])
+                let la = f.observationLocal[a], ia = state.cloneIndex(f.observationClones[a])
                 for b in a..<count {
-                    let lb = f.observationLocal[b], ib = FilterState.cloneIndex(f.observationClones[b])
+                    let lb = f.observationLocal[b], ib = state.cloneIndex(f.observationClones[b])
                     // T = P_ab · B_bᵀ (6 × 2), then S_ab = B_a · T.
                     for z in 0..<12 { t[z] = 0 }
                     for p in 0..<6 {
@@ -273,7 +273,7 @@ struct MsckfUpdater {
         }
         result.accepted = accepted.count
         guard !accepted.isEmpty else { return result }
-        let (H, r) = Self.stackAndCompress(accepted, cloneColumns: state.dimension - ErrorIndex.imu)
+        let (H, r) = Self.stackAndCompress(accepted, cloneColumns: state.dimension - state.cloneStart)
         result.rows = H.rows
         do { try state.update(cloneColumnsH: H, r: r) } catch { result.accepted = 0; result.landmarks = [] }
         return result
@@ -294,10 +294,10 @@ struct MsckfUpdater {
         var row = 0
         for f in stacked {
             let cols = 6 * f.cloneIndices.count
-            let first = FilterState.cloneIndex(f.cloneIndices.min() ?? 0) - ErrorIndex.imu
+            let first = ErrorIndex.clone * (f.cloneIndices.min() ?? 0)
             for i in 0..<f.rows {
                 for (a, ci) in f.cloneIndices.enumerated() {
-                    let base = FilterState.cloneIndex(ci) - ErrorIndex.imu
+                    let base = ErrorIndex.clone * ci
                     for j in 0..<6 { A[(row + i) * w + base + j] = f.Hx[i * cols + 6 * a + j] }
                 }
                 A[(row + i) * w + c] = f.r[i]

@@ -140,8 +140,11 @@ public final class TrackingPipeline {
         var recentImu: [ImuSample] = []
         var lastFrameT: TimestampNs?
 
-        for event in dataset.events(stereo: options.stereo) {
-            if event.t_ns > endT { break }
+        // IMU ahead of each frame as far as the estimator's camera–IMU time offset may reach (0: none).
+        let lookahead = options.estimator.state.timeOffset.imuLookahead_ns
+        let stopT = endT > TimestampNs.max - lookahead ? TimestampNs.max : endT + lookahead
+        for event in dataset.events(stereo: options.stereo, imuLookaheadNs: lookahead) {
+            if event.t_ns > stopT { break }
             let left: CameraFrameRef, right: CameraFrameRef?
             switch event {
             case .imu(let sample):
@@ -149,9 +152,10 @@ public final class TrackingPipeline {
                 recentImu.append(sample)
                 continue
             case .frame(let cameraIndex, let ref):
-                guard cameraIndex == 0 else { continue }
+                guard cameraIndex == 0, ref.t_ns <= endT else { continue }
                 left = ref; right = nil
             case .stereoFrame(let l, let r):
+                guard l.t_ns <= endT else { continue }
                 left = l; right = options.stereo ? r : nil
             }
             if options.realtime { pace(datasetT: left.t_ns - firstFrameT, wallStart: wallStart) }
@@ -209,7 +213,8 @@ public final class TrackingPipeline {
             lastState = estimate.trackingState
             if estimate.trackingState == .normal && firstNormalT == nil { firstNormalT = left.t_ns }
             if TrackingPipeline.isUsable(estimate.trackingState) {
-                trajectory.append(StampedPose(t_ns: left.t_ns, pose: estimate.T_W_B))
+                // Stamped in the IMU (ground-truth) clock: the time the image was taken, t_cam + t̂_d.
+                trajectory.append(StampedPose(t_ns: estimate.poseTime_ns, pose: estimate.T_W_B))
             }
             onFrame?(PipelineFrameResult(features: features, estimate: estimate, world: worldFrame, records: records))
 

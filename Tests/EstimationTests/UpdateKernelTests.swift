@@ -36,7 +36,7 @@ import Testing
     @Test func cloneColumnUpdateMatchesDenseUpdate() throws {
         var rng = Random(s: 42)
         let base = randomState(&rng)
-        let n = base.dimension, c = n - ErrorIndex.imu
+        let n = base.dimension, c = n - base.cloneStart
         for m in [5, c] {
             var Hc = Matrix(rows: m, columns: c)
             for j in 0..<c { for i in 0..<m where m != c || i <= j { Hc[i, j] = 30 * rng.next() } } // upper triangular when square
