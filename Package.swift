@@ -57,7 +57,7 @@ let package = Package(
 
         // MARK: Foundations
         .target(name: "Geometry", swiftSettings: swift5),
-        .target(name: "LinearAlgebra", dependencies: ["CLAPACKE"], swiftSettings: swift5,
+        .target(name: "LinearAlgebra", dependencies: ["CLAPACKE", "Geometry"], swiftSettings: swift5,
                 linkerSettings: [.linkedLibrary("lapacke"), .linkedLibrary("lapack"), .linkedLibrary("blas")]),
         .target(name: "Imaging", dependencies: ["COpenCV"], swiftSettings: swift5),
         .target(name: "Sensors", dependencies: ["Geometry", "Imaging", "Yams"], swiftSettings: swift5),
@@ -65,7 +65,7 @@ let package = Package(
         // MARK: Engine
         .target(name: "Vision", dependencies: ["Geometry", "Imaging", "Sensors"], swiftSettings: swift5),
         .target(name: "Estimation", dependencies: ["Geometry", "LinearAlgebra", "Sensors"], swiftSettings: swift5),
-        .target(name: "World", dependencies: ["Estimation", "Geometry", "Imaging", "Sensors"], swiftSettings: swift5),
+        .target(name: "World", dependencies: ["Estimation", "Geometry", "Imaging", "LinearAlgebra", "Sensors"], swiftSettings: swift5),
         .target(name: "Consumers", dependencies: ["Geometry", "Imaging", "Sensors", "World"], swiftSettings: swift5),
         .target(name: "Pipeline",
                 dependencies: ["Consumers", "Estimation", "Geometry", "Imaging", "Sensors", "Vision", "World"],

@@ -51,7 +51,7 @@ struct DynamicInitializer {
               let firstImu = buffer.first, firstImu.t_ns <= first.t_ns, let lastImu = buffer.last,
               let lastFrame = frames.last, lastImu.t_ns >= lastFrame.t_ns - 10_000_000 else { return nil }
         let tracks = Self.tracks(frames, cameras: cameras)
-        let bias = refineGyroBias(frames: frames, buffer: buffer, tracks: Self.longest(tracks, configuration.gyroBiasTracks),
+        let bias = refineGyroBias(frames: frames, buffer: buffer, tracks: Self.longest(tracks, configuration.initializer.gyroBiasTracks),
                                   prior: gyroBias)
         let inc = integrate(frames: frames, buffer: buffer, gyroBias: bias.value)
         let (rot, alpha, dt, s) = (inc.rot, inc.alpha, inc.dt, inc.last)
@@ -85,7 +85,7 @@ struct DynamicInitializer {
         // Covariance from the least squares: Σ_x = κ σ² S⁻¹ (σ = pixel noise in normalised units, the rows
         // being 1/depth-weighted; κ = 4 covers IMU noise in the increments), plus the accel-bias prior,
         // which tilts gravity by σ_ba/g and shifts the velocity by σ_ba·T.
-        let sigma = configuration.pixelNoiseStd / cameras[0].model.intrinsics.fx
+        let sigma = configuration.updater.pixelNoiseStd / cameras[0].model.intrinsics.fx
         guard let Sinv = try? Matrix(rows: 6, columns: 6, rowMajor: S).symmetrized().symmetricPositiveDefiniteInverse()
         else { return nil }
         let k = 4 * sigma * sigma
@@ -95,7 +95,7 @@ struct DynamicInitializer {
         }
         let Svv0 = k * block(0, 0), Svg0 = k * block(0, 3), Sgg = k * block(3, 3)
         let R0 = R_W_B0.matrix
-        let ba2 = pow(configuration.initialAccelBiasStd, 2)
+        let ba2 = pow(configuration.initializer.initialAccelBiasStd, 2)
         // Velocity at T in B0: δv_T = δv0 + T δg.
         let SigmaV_B0 = Svv0 + T * (Svg0 + Svg0.transposed) + (T * T) * Sgg
         let SigmaV_W = R0 * SigmaV_B0 * R0.transposed + Mat3(diagonal: Vec3(repeating: ba2 * T * T + 1e-4))
@@ -167,12 +167,12 @@ struct DynamicInitializer {
     /// 1-σ comes from the Gauss-Newton normal matrix with the noise model of `(v0, g)` below (at least
     /// `minGyroBiasStd`). The bias is taken as constant over the window.
     func refineGyroBias(frames: [WindowFrame], buffer: ImuBuffer, tracks: Tracks, prior: Vec3) -> (value: Vec3, std: Double) {
-        let fallback = (value: prior, std: configuration.initialGyroBiasStd)
-        let sigma = configuration.pixelNoiseStd / cameras[0].model.intrinsics.fx
+        let fallback = (value: prior, std: configuration.initializer.initialGyroBiasStd)
+        let sigma = configuration.updater.pixelNoiseStd / cameras[0].model.intrinsics.fx
         var bias = prior
         var std = fallback.std
         var improved = false
-        for _ in 0..<configuration.gyroBiasIterations {
+        for _ in 0..<configuration.initializer.gyroBiasIterations {
             let inc = integrate(frames: frames, buffer: buffer, gyroBias: bias)
             guard let (S0, rhs0, used0) = accumulate(tracks: tracks, rot: inc.rot, alpha: inc.alpha, dt: inc.dt, weights: nil),
                   used0 >= 15, let x0 = solve6(S0, rhs0) else { break }
@@ -188,7 +188,7 @@ struct DynamicInitializer {
                 columns.append(zip(rh, r0).map { ($0 - $1) / h })
             }
             // The prior N(prior, σ_p²) as three more rows, in the residuals' units (noise 2σ, κ = 4 below).
-            let lambda = 4 * sigma * sigma / (configuration.initialGyroBiasStd * configuration.initialGyroBiasStd)
+            let lambda = 4 * sigma * sigma / (configuration.initializer.initialGyroBiasStd * configuration.initializer.initialGyroBiasStd)
             func cost(_ r: [Double], _ b: Vec3) -> Double { Self.squaredNorm(r) + lambda * (b - prior).squaredNorm }
             var JtJ = Mat3(diagonal: Vec3(repeating: lambda)), Jtr = lambda * (bias - prior)
             for i in 0..<r0.count {
@@ -206,10 +206,10 @@ struct DynamicInitializer {
             bias = candidate
             improved = true
             // Posterior 4σ² (JᵀJ + λI)⁻¹; the largest axis.
-            std = max((4 * sigma * sigma * max(cov[0, 0], cov[1, 1], cov[2, 2])).squareRoot(), configuration.minGyroBiasStd)
+            std = max((4 * sigma * sigma * max(cov[0, 0], cov[1, 1], cov[2, 2])).squareRoot(), configuration.initializer.minGyroBiasStd)
             if step.norm < 0.25 * std { break } // well inside its own uncertainty
         }
-        guard improved, (bias - prior).norm <= configuration.maxGyroBias else { return fallback }
+        guard improved, (bias - prior).norm <= configuration.initializer.maxGyroBias else { return fallback }
         return (bias, std)
     }
 
@@ -227,7 +227,7 @@ struct DynamicInitializer {
                 let ext = cameras[c].T_B_C
                 let p_Ck = alpha[k] + rot[k].act(ext.translation) + dt[k] * v0 + 0.5 * dt[k] * dt[k] * g
                 let z = (rot[k] * ext.rotation).inverse.act(p_f - p_Ck).z
-                return z > configuration.minDepth ? 1 / z : 0
+                return z > configuration.updater.minDepth ? 1 / z : 0
             }
         }
         return out

@@ -1,23 +1,82 @@
 import Geometry
 
-/// Tunable settings of the `VIOEstimator`. The defaults suit a consumer/robotics MEMS IMU at
+/// Tunable settings of the `VIOEstimator`, one group per component (as OpenVINS' `StateOptions`,
+/// `UpdaterOptions`, `InertialInitializerOptions`, …). The defaults suit a consumer/robotics MEMS IMU at
 /// 100–400 Hz and cameras at 10–30 Hz; nothing here is specific to one dataset.
+///
+/// ```swift
+/// var configuration = EstimatorConfiguration()
+/// configuration.updater.pixelNoiseStd = 0.5
+/// configuration.initializer.dynamicInitialization = false
+/// ```
 public struct EstimatorConfiguration: Equatable, Sendable {
-    /// Magnitude of gravity, m/s². World gravity is `(0, 0, -gravity)`.
+    /// Magnitude of gravity, m/s². World gravity is `(0, 0, -gravity)`. (Shared by propagation, the
+    /// initialisers and the zero-velocity update.)
     public var gravity: Double = 9.81
+    /// What the filter state holds: the clone window and how it is linearised.
+    public var state = StateOptions()
+    /// The visual updates (MSCKF and map points).
+    public var updater = UpdaterOptions()
+    /// Static and dynamic initialisation.
+    public var initializer = InertialInitializerOptions()
+    /// Zero-velocity updates.
+    public var zeroVelocity = ZeroVelocityOptions()
+    /// The tracking state and the divergence checks.
+    public var tracking = TrackingOptions()
+
+    /// The default settings.
+    public init() {}
+}
+
+/// Options of the filter state (`FilterState`).
+public struct StateOptions: Equatable, Sendable {
     /// Number of stochastic clones (past body poses) kept in the sliding window.
     public var maxClones: Int = 11
-    /// Standard deviation of a feature's position in the image, pixels (converted to normalised
-    /// coordinates with each camera's `fx`).
-    public var pixelNoiseStd: Double = 1.0
-    /// At most this many features go into one visual update (the longest tracks first).
-    public var maxFeaturesPerUpdate: Int = 60
     /// First-estimate Jacobians (FEJ): linearise the clones' measurements and the inertial transition at
     /// the first estimates, so that updates cannot make the unobservable directions (position, yaw)
     /// spuriously observable. Applied once the filter has converged (first `normal`). Off by default: on
     /// the 20–30 s tests it changes nothing measurable, and pinned linearisation points from a rough
     /// (dynamic) initialisation occasionally inflate the gate's χ²; meant for long runs.
     public var firstEstimateJacobians: Bool = false
+    /// The camera–IMU time offset `t_d` (OpenVINS' `calib_camimu_dt`).
+    public var timeOffset = TimeOffsetOptions()
+
+    /// The default options.
+    public init() {}
+}
+
+/// The camera–IMU time offset `t_d`, seconds: the image stamped `t_cam` was taken at IMU time `t_cam + t_d`
+/// (the simulator's `--time-offset-ms` convention). The filter propagates to `t_cam + t̂_d` for each frame, so
+/// the pose it reports for a frame is the body pose when the image was taken.
+public struct TimeOffsetOptions: Equatable, Sendable {
+    /// Estimate `t_d` in the filter state; when false it stays at `initial_s`.
+    public var estimate: Bool = true
+    /// The initial (or, when not estimated, fixed) value, seconds.
+    public var initial_s: Double = 0
+    /// Prior 1-σ of the initial value, seconds.
+    public var priorStd_s: Double = 0.01
+    /// The estimate is clamped to ±this, seconds. A pipeline feeds the IMU this far ahead of each frame
+    /// (`imuLookahead_ns`), so that the filter can propagate to `t_cam + t̂_d`.
+    public var maxMagnitude_s: Double = 0.05
+
+    /// How far ahead of a frame's time stamp the IMU samples must be available, nanoseconds: 0 when the
+    /// offset is neither estimated nor positive.
+    public var imuLookahead_ns: Int64 {
+        let seconds = estimate ? maxMagnitude_s : min(max(initial_s, 0), maxMagnitude_s)
+        return Int64((seconds * 1e9).rounded(.up))
+    }
+
+    /// The default options.
+    public init() {}
+}
+
+/// Options of the visual updates (`MsckfUpdater`, `MapPointUpdater`).
+public struct UpdaterOptions: Equatable, Sendable {
+    /// Standard deviation of a feature's position in the image, pixels (converted to normalised
+    /// coordinates with each camera's `fx`).
+    public var pixelNoiseStd: Double = 1.0
+    /// At most this many features go into one visual update (the longest tracks first).
+    public var maxFeaturesPerUpdate: Int = 60
     /// Chi-square gate probability for one feature's residual (0.95 → reject the worst 5 % of inliers).
     public var chi2GateProbability: Double = 0.95
     /// Chi-square gate probability for one re-observed map point (2 dof; see `addMapObservations`).
@@ -27,15 +86,20 @@ public struct EstimatorConfiguration: Equatable, Sendable {
     /// Points farther than this from the anchor camera are rejected, metres.
     public var maxDepth: Double = 60
 
-    // MARK: Initialisation
+    /// The default options.
+    public init() {}
+}
+
+/// Options of the initialisation (`InertialInitializer`: static at rest, dynamic in motion).
+public struct InertialInitializerOptions: Equatable, Sendable {
     /// Length of the rest window the static initialiser needs, seconds.
     public var staticWindow: Double = 1.0
     /// Number of sub-windows the rest test compares (their means must agree within the noise).
     public var staticSubWindows: Int = 5
     /// False-alarm probability of the rest test's chi-square threshold (smaller → more permissive).
     public var staticTestFalseAlarm: Double = 1e-4
-    /// Image motion under which the scene counts as still (for initialisation and ZUPT), pixels per frame.
-    /// Comparable to the tracker's own noise (about 1 px at VGA), not tuned per dataset.
+    /// Image motion under which the scene counts as still, pixels per frame. Comparable to the tracker's own
+    /// noise (about 1 px at VGA), not tuned per dataset.
     public var stillDisparityPx: Double = 1.0
     /// Initialise in motion (visual-inertial alignment) when the device does not rest.
     public var dynamicInitialization: Bool = true
@@ -57,18 +121,34 @@ public struct EstimatorConfiguration: Equatable, Sendable {
     public var initialAccelBiasStd: Double = 0.1
     /// Prior 1-σ of the velocity at static initialisation, m/s.
     public var initialVelocityStd: Double = 0.02
+
+    /// The default options.
+    public init() {}
+}
+
+/// Options of the zero-velocity update (`ZeroVelocityUpdater`).
+public struct ZeroVelocityOptions: Equatable, Sendable {
+    /// Apply zero-velocity updates when the IMU and the image say the device is still.
+    public var enabled: Bool = true
+    /// Noise of the zero-velocity pseudo-measurement, m/s (residual motion of a device "at rest").
+    public var noise: Double = 0.005
+    /// False-alarm probability of the IMU standstill test's chi-square threshold (as the static initialiser's).
+    public var detectionFalseAlarm: Double = 1e-4
+    /// Image motion under which the scene counts as still, pixels per frame (when the frame's disparity is known).
+    public var stillDisparityPx: Double = 1.0
+    /// Chi-square gate probability of the update's 9-row residual (velocity, mean gyro, mean accel).
+    public var chi2GateProbability: Double = 0.95
+
+    /// The default options.
+    public init() {}
+}
+
+/// Options of the tracking state and the divergence checks (`VIOEstimator`).
+public struct TrackingOptions: Equatable, Sendable {
     /// 1-σ velocity uncertainty under which a running filter reports `.normal`, m/s. (Velocity, not
     /// position: the position uncertainty grows without bound with the distance travelled — it is the
     /// unobservable gauge — while the velocity stays observable.)
     public var normalVelocityStd: Double = 0.1
-
-    // MARK: Zero-velocity updates
-    /// Apply zero-velocity updates when the IMU and the image say the device is still.
-    public var zeroVelocityUpdates: Bool = true
-    /// Noise of the zero-velocity pseudo-measurement, m/s (residual motion of a device "at rest").
-    public var zeroVelocityNoise: Double = 0.005
-
-    // MARK: Tracking state
     /// Fewer tracked features than this → `.limited(.insufficientFeatures)`.
     public var minTrackedFeatures: Int = 15
     /// Gyro norm above which the tracker cannot follow → `.limited(.excessiveMotion)`, rad/s.
@@ -80,6 +160,6 @@ public struct EstimatorConfiguration: Equatable, Sendable {
     /// This many consecutive frames whose visual update rejected (nearly) every feature → reset.
     public var maxFailedUpdateStreak: Int = 20
 
-    /// The default settings.
+    /// The default options.
     public init() {}
 }

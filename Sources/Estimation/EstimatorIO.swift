@@ -79,12 +79,19 @@ public struct EstimatorOutput: Equatable, Sendable {
     public var positionStd_m: Double
     /// Points triangulated in this frame's visual update, in W.
     public var landmarks: [Landmark]
+    /// The IMU-clock time the pose refers to, nanoseconds: `t_ns + t̂_d`, when the image was taken (the
+    /// ground truth's clock). Equal to `t_ns` without a camera–IMU time offset. `t_ns` stays the image's stamp.
+    public var poseTime_ns: TimestampNs
+    /// The camera–IMU time offset in use, seconds (estimated or fixed; see `TimeOffsetOptions`).
+    public var timeOffset_s: Double
 
     /// An output record (see the properties for frames and units).
     public init(t_ns: TimestampNs, trackingState: TrackingState, T_W_B: SE3, v_W: Vec3, gyroBias_B: Vec3,
-                accelBias_B: Vec3, T_W_C: SE3, positionStd_m: Double, landmarks: [Landmark]) {
+                accelBias_B: Vec3, T_W_C: SE3, positionStd_m: Double, landmarks: [Landmark],
+                poseTime_ns: TimestampNs? = nil, timeOffset_s: Double = 0) {
         self.t_ns = t_ns; self.trackingState = trackingState; self.T_W_B = T_W_B; self.v_W = v_W
         self.gyroBias_B = gyroBias_B; self.accelBias_B = accelBias_B; self.T_W_C = T_W_C
         self.positionStd_m = positionStd_m; self.landmarks = landmarks
+        self.poseTime_ns = poseTime_ns ?? t_ns; self.timeOffset_s = timeOffset_s
     }
 }

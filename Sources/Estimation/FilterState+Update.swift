@@ -20,13 +20,14 @@ extension FilterState {
     }
 
     /// The same update for a measurement that involves only the clones: `Hc` has one column per clone
-    /// error-state entry (`dimension − 15`), the inertial columns being zero. Saves the work on them.
+    /// error-state entry (`dimension − cloneStart`), the inertial (and time-offset) columns being zero. Saves
+    /// the work on them; the time offset is still corrected through its covariance with the clones.
     ///
     /// Computed in the square-root form: `S = L Lᵀ`, `W = P Hᵀ L⁻ᵀ`, `δx = W L⁻¹ r`, `P ← P − W Wᵀ` (lower
     /// triangle, mirrored), with loops over contiguous columns and the zeros of `Hc` skipped (after
     /// measurement compression it is upper triangular).
     mutating func update(cloneColumnsH Hc: Matrix, r: [Double]) throws {
-        let n = dimension, c = n - ErrorIndex.imu, m = Hc.rows
+        let n = dimension, c0 = cloneStart, c = n - c0, m = Hc.rows
         precondition(Hc.columns == c && m == r.count)
         guard m > 0 else { return }
         var W = [Double](repeating: 0, count: n * m)   // P Hᵀ, then P Hᵀ L⁻ᵀ; n × m column-major
@@ -38,40 +39,29 @@ extension FilterState {
             P.withUnsafeBufferPointer { p in
                 W.withUnsafeMutableBufferPointer { w in
                     S.withUnsafeMutableBufferPointer { s in
-                        // W[:, k] = Σ_j P[:, 15 + j] H[k, j]
+                        // W[:, k] = Σ_j P[:, cloneStart + j] H[k, j]
                         for k in 0..<m {
                             let wk = w.baseAddress! + k * n
                             for j in 0..<c {
                                 let hkj = h[k + j * m]
                                 if hkj == 0 { continue }
-                                let pj = p.baseAddress! + (ErrorIndex.imu + j) * n
+                                let pj = p.baseAddress! + (c0 + j) * n
                                 for i in 0..<n { wk[i] += pj[i] * hkj }
                             }
                         }
-                        // S[k, l] (k ≥ l) = Σ_j H[k, j] W[15 + j, l], plus the identity.
+                        // S[k, l] (k ≥ l) = Σ_j H[k, j] W[cloneStart + j, l], plus the identity.
                         for l in 0..<m {
                             let sl = s.baseAddress! + l * m
                             for j in 0..<c {
-                                let wjl = w[ErrorIndex.imu + j + l * n]
+                                let wjl = w[c0 + j + l * n]
                                 if wjl == 0 { continue }
                                 let hj = h.baseAddress! + j * m
                                 for k in l..<m { sl[k] += hj[k] * wjl }
                             }
                             sl[l] += 1
                         }
-                        // Cholesky S = L Lᵀ (lower, in place, column by column).
-                        for j in 0..<m {
-                            let sj = s.baseAddress! + j * m
-                            let d = sj[j]
-                            guard d > 0, d.isFinite else { return false }
-                            let l = d.squareRoot()
-                            for k in j..<m { sj[k] /= l }
-                            for q in (j + 1)..<max(j + 1, m) {
-                                let sq = s.baseAddress! + q * m
-                                let lqj = sj[q]
-                                for k in q..<m { sq[k] -= sj[k] * lqj }
-                            }
-                        }
+                        // Cholesky S = L Lᵀ (lower, in place).
+                        guard DenseKernels.choleskyLower(s.baseAddress!, n: m) else { return false }
                         // W ← W L⁻ᵀ: column k = (W[:, k] − Σ_{q<k} W[:, q] L[k, q]) / L[k, k].
                         for k in 0..<m {
                             let wk = w.baseAddress! + k * n
@@ -92,11 +82,7 @@ extension FilterState {
         guard ok else { throw LinearAlgebraError.notPositiveDefinite }
         // v = L⁻¹ r, δx = W v, P ← P − W Wᵀ (lower triangle, then mirrored).
         S.withUnsafeBufferPointer { s in
-            for k in 0..<m {
-                var t = v[k]
-                for q in 0..<k { t -= s[k + q * m] * v[q] }
-                v[k] = t / s[k + k * m]
-            }
+            v.withUnsafeMutableBufferPointer { DenseKernels.forwardSubstitute(s.baseAddress!, n: m, $0.baseAddress!) }
         }
         W.withUnsafeBufferPointer { w in
             dx.withUnsafeMutableBufferPointer { d in

@@ -22,36 +22,54 @@ struct Clone: Equatable {
     }
 }
 
-/// The filter's mean and covariance: inertial state, clones, and the joint error-state covariance.
+/// The filter's mean and covariance: inertial state, the camera–IMU time offset (when estimated), clones,
+/// and the joint error-state covariance.
 ///
-/// Error-state layout: `[δθ, δp, δv, δb_g, δb_a]` (15) then `[δθ_i, δp_i]` (6) per clone, oldest
-/// first. Orientation errors are on the right (body frame): `R = R̂ · Exp(δθ)`. `P` is stored dense and
+/// Error-state layout: `[δθ, δp, δv, δb_g, δb_a]` (15), then `δt_d` (1, only when the time offset is
+/// estimated), then `[δθ_i, δp_i]` (6) per clone, oldest first (`cloneStart` is the first clone index).
+/// Orientation errors are on the right (body frame): `R = R̂ · Exp(δθ)`. `P` is stored dense and
 /// symmetric, column-major (`P[i + j·n]`).
 struct FilterState {
     var imu: ImuState
+    /// Camera–IMU time offset `t_d`, seconds: the image stamped `t_cam` was taken at IMU time `t_cam + t_d`.
+    /// Estimated when `timeOffsetIndex` is set, a constant otherwise.
+    var timeOffset_s: Double = 0
+    /// Error-state index of `δt_d` (15), nil when the time offset is not estimated.
+    let timeOffsetIndex: Int?
     var clones: [Clone] = []
     /// Covariance, `dimension × dimension`, column-major.
     private(set) var P: [Double]
 
-    /// Error-state dimension `15 + 6·clones`.
-    var dimension: Int { ErrorIndex.imu + ErrorIndex.clone * clones.count }
+    /// Error-state index of the first clone: 15, or 16 with the time offset.
+    var cloneStart: Int { ErrorIndex.imu + (timeOffsetIndex == nil ? 0 : 1) }
+
+    /// Error-state dimension `cloneStart + 6·clones`.
+    var dimension: Int { cloneStart + ErrorIndex.clone * clones.count }
 
     /// Error-state index of clone `i`'s `δθ` (its `δp` follows at +3).
-    static func cloneIndex(_ i: Int) -> Int { ErrorIndex.imu + ErrorIndex.clone * i }
+    func cloneIndex(_ i: Int) -> Int { cloneStart + ErrorIndex.clone * i }
 
     /// A state with a diagonal initial covariance (`diagonal.count == 15`).
     init(imu: ImuState, diagonalCovariance diagonal: [Double]) {
         precondition(diagonal.count == ErrorIndex.imu)
         self.imu = imu
+        timeOffsetIndex = nil
         P = [Double](repeating: 0, count: 225)
         for i in 0..<15 { P[i + i * 15] = diagonal[i] }
     }
 
-    /// A state with a full 15×15 initial covariance.
-    init(imu: ImuState, covariance: Mat15) {
+    /// A state with a full 15×15 initial inertial covariance and, when `timeOffset` is given, the time
+    /// offset in the state with its value (seconds) and prior variance (s²), uncorrelated with the rest.
+    init(imu: ImuState, covariance: Mat15, timeOffset: (value_s: Double, variance: Double)? = nil) {
         self.imu = imu
-        P = [Double](repeating: 0, count: 225)
-        for i in 0..<15 { for j in 0..<15 { P[i + j * 15] = covariance[i, j] } }
+        timeOffsetIndex = timeOffset == nil ? nil : ErrorIndex.imu
+        let n = ErrorIndex.imu + (timeOffset == nil ? 0 : 1)
+        P = [Double](repeating: 0, count: n * n)
+        for i in 0..<15 { for j in 0..<15 { P[i + j * n] = covariance[i, j] } }
+        if let timeOffset {
+            timeOffset_s = timeOffset.value_s
+            P[ErrorIndex.imu + ErrorIndex.imu * n] = timeOffset.variance
+        }
         symmetrize()
     }
 
@@ -78,14 +96,6 @@ struct FilterState {
     mutating func setCovariance(_ m: Matrix) {
         precondition(m.rows == dimension && m.columns == dimension)
         P = m.elements
-        symmetrize()
-    }
-
-    /// Replaces the 15×15 inertial block (cross-covariances with clones are zeroed).
-    mutating func setInertialCovariance(_ m: Mat15) {
-        let n = dimension
-        for i in 0..<15 { for j in 0..<n { P[i + j * n] = 0; P[j + i * n] = 0 } }
-        for i in 0..<15 { for j in 0..<15 { P[i + j * n] = m[i, j] } }
         symmetrize()
     }
 
@@ -146,21 +156,47 @@ struct FilterState {
         symmetrize()
     }
 
-    /// Adds a clone of the current body pose; its covariance rows copy those of `[δθ, δp]`.
-    mutating func augmentClone() {
+    /// Adds a clone of the current body pose, for the image stamped `t_ns` (default: the state's time).
+    ///
+    /// Without the time offset its covariance rows copy those of `[δθ, δp]`. With it (OpenVINS'
+    /// `StateHelper::augment_clone` with `calib_dt`), the state is at IMU time `t_cam + t̂_d` while the image
+    /// was taken at `t_cam + t_d = t_cam + t̂_d + δt_d`, so the clone is the pose `δt_d` later:
+    /// `δθ_c = δθ + ω̂ δt_d` (right error, body rate `omega_B` bias-corrected), `δp_c = δp + v̂ δt_d`; its rows
+    /// are `J P` with `J = [I₆ | (ω̂; v̂) in the δt_d column]`, and its block `J P Jᵀ`.
+    mutating func augmentClone(t_ns: TimestampNs? = nil, omega_B: Vec3 = .zero) {
         let n = dimension, m = n + 6
         var Q = [Double](repeating: 0, count: m * m)
         let src = [0, 1, 2, 3, 4, 5] // δθ, δp of the inertial state
         for j in 0..<n { for i in 0..<n { Q[i + j * m] = P[i + j * n] } }
-        for (a, s) in src.enumerated() {
-            for j in 0..<n {
-                Q[(n + a) + j * m] = P[s + j * n]
-                Q[j + (n + a) * m] = P[j + s * n]
+        if let td = timeOffsetIndex {
+            let jac = [omega_B.x, omega_B.y, omega_B.z, imu.v_W.x, imu.v_W.y, imu.v_W.z] // ∂[δθ_c, δp_c]/∂δt_d
+            // Rows of J P: row a = P[s_a, :] + jac[a] · P[td, :].
+            var rows = [Double](repeating: 0, count: 6 * n) // 6 × n, row-major
+            for (a, s) in src.enumerated() {
+                for j in 0..<n { rows[a * n + j] = P[s + j * n] + jac[a] * P[td + j * n] }
             }
+            for a in 0..<6 {
+                for j in 0..<n {
+                    Q[(n + a) + j * m] = rows[a * n + j]
+                    Q[j + (n + a) * m] = rows[a * n + j]
+                }
+            }
+            // J P Jᵀ = (J P)[:, src] + (J P)[:, td] jacᵀ.
+            for a in 0..<6 {
+                for (b, s2) in src.enumerated() { Q[(n + a) + (n + b) * m] = rows[a * n + s2] + rows[a * n + td] * jac[b] }
+            }
+        } else {
+            for (a, s) in src.enumerated() {
+                for j in 0..<n {
+                    Q[(n + a) + j * m] = P[s + j * n]
+                    Q[j + (n + a) * m] = P[j + s * n]
+                }
+            }
+            for (a, s) in src.enumerated() { for (b, s2) in src.enumerated() { Q[(n + a) + (n + b) * m] = P[s + s2 * n] } }
         }
-        for (a, s) in src.enumerated() { for (b, s2) in src.enumerated() { Q[(n + a) + (n + b) * m] = P[s + s2 * n] } }
         P = Q
-        clones.append(Clone(t_ns: imu.t_ns, R_W_B: imu.R_W_B, p_W: imu.p_W))
+        clones.append(Clone(t_ns: t_ns ?? imu.t_ns, R_W_B: imu.R_W_B, p_W: imu.p_W))
+        if timeOffsetIndex != nil { symmetrize() } // (after the append: `dimension` counts the new clone)
     }
 
     /// Sets every clone's first estimate to its current value (while the filter is still converging).
@@ -174,7 +210,7 @@ struct FilterState {
     /// Removes clone `index` and its rows and columns from the covariance (marginalisation).
     mutating func marginalizeClone(_ index: Int) {
         let n = dimension, m = n - 6
-        let c0 = Self.cloneIndex(index)
+        let c0 = cloneIndex(index)
         func map(_ i: Int) -> Int { i < c0 ? i : i + 6 }
         var Q = [Double](repeating: 0, count: m * m)
         for j in 0..<m { let sj = map(j); for i in 0..<m { Q[i + j * m] = P[map(i) + sj * n] } }
@@ -190,8 +226,9 @@ struct FilterState {
         imu.v_W += v(ErrorIndex.velocity)
         imu.gyroBias_B += v(ErrorIndex.gyroBias)
         imu.accelBias_B += v(ErrorIndex.accelBias)
+        if let td = timeOffsetIndex { timeOffset_s += dx[td] }
         for i in clones.indices {
-            let c = Self.cloneIndex(i)
+            let c = cloneIndex(i)
             clones[i].R_W_B = SO3((clones[i].R_W_B * SO3.exp(v(c))).quaternion)
             clones[i].p_W += v(c + 3)
         }
@@ -200,12 +237,12 @@ struct FilterState {
     /// 1-σ position uncertainty: square root of the largest eigenvalue of the position covariance.
     var positionStd: Double {
         let m = covarianceBlock(ErrorIndex.position, ErrorIndex.position)
-        return largestEigenvalueSymmetric3(m).squareRoot()
+        return SymmetricEigen3.largestEigenvalue(m).squareRoot()
     }
 
     /// 1-σ velocity uncertainty: square root of the largest eigenvalue of the velocity covariance, m/s.
     var velocityStd: Double {
-        largestEigenvalueSymmetric3(covarianceBlock(ErrorIndex.velocity, ErrorIndex.velocity)).squareRoot()
+        SymmetricEigen3.largestEigenvalue(covarianceBlock(ErrorIndex.velocity, ErrorIndex.velocity)).squareRoot()
     }
 
     /// True when the mean and covariance are finite and the covariance diagonal is non-negative.
@@ -215,17 +252,4 @@ struct FilterState {
         for i in 0..<n where !(P[i + i * n].isFinite && P[i + i * n] >= 0) { return false }
         return P.allSatisfy { $0.isFinite }
     }
-}
-
-/// Largest eigenvalue of a symmetric 3×3 matrix (closed form, Smith 1961).
-func largestEigenvalueSymmetric3(_ a: Mat3) -> Double {
-    let p1 = a[0, 1] * a[0, 1] + a[0, 2] * a[0, 2] + a[1, 2] * a[1, 2]
-    let q = a.trace / 3
-    if p1 < 1e-300 { return max(a[0, 0], a[1, 1], a[2, 2]) }
-    let p2 = (a[0, 0] - q) * (a[0, 0] - q) + (a[1, 1] - q) * (a[1, 1] - q) + (a[2, 2] - q) * (a[2, 2] - q) + 2 * p1
-    let p = (p2 / 6).squareRoot()
-    let b = (1 / p) * (a - q * Mat3.identity)
-    let r = max(-1, min(1, b.determinant / 2))
-    let phi = acos(r) / 3
-    return q + 2 * p * cos(phi)
 }

@@ -109,7 +109,7 @@ struct ImuPropagator {
         let RaSkewA = RaM * aMean.skew
         var f = Mat15.identity
         f.setBlock(ErrorIndex.theta, ErrorIndex.theta, dR.transposed)
-        f.setBlock(ErrorIndex.theta, ErrorIndex.gyroBias, -dt * so3RightJacobian(phiVec))
+        f.setBlock(ErrorIndex.theta, ErrorIndex.gyroBias, -dt * SO3.rightJacobian(phiVec))
         f.setBlock(ErrorIndex.position, ErrorIndex.theta, (-0.5 * dt * dt) * RaSkewA)
         f.setBlock(ErrorIndex.position, ErrorIndex.velocity, dt * Mat3.identity)
         f.setBlock(ErrorIndex.position, ErrorIndex.accelBias, (-0.5 * dt * dt) * RaM)

@@ -44,6 +44,10 @@ public struct MapUpdateResult: Equatable, Sendable {
 /// noise is the pixel noise plus the point's uncertainty projected into the image (`J_p σ² J_pᵀ`). Each
 /// observation is gated by χ² (2 dof) on its own, so one wrong association cannot move the pose; the
 /// survivors are whitened and applied in one update.
+///
+/// With the camera–IMU time offset in the state, the inertial pose is the one at IMU time `t_cam + t̂_d`
+/// while the image was taken at `t_cam + t_d`: the camera pose is the inertial pose `δt_d` later, so each row
+/// gets the column `∂r/∂t_d = ∂r/∂[δθ, δp] · [ω̂; v̂]` (body rate `omega_B`, velocity `v_W`).
 struct MapPointUpdater {
     var cameras: [CameraCalibration]
     var pixelNoiseStd: Double
@@ -57,9 +61,13 @@ struct MapPointUpdater {
         gate = ChiSquareTable(probability: gateProbability)
     }
 
-    func update(state: inout FilterState, observations: [MapPointObservation]) -> MapUpdateResult {
+    func update(state: inout FilterState, observations: [MapPointObservation], omega_B: Vec3 = .zero) -> MapUpdateResult {
         var result = MapUpdateResult()
         let n = state.dimension
+        // Error-state columns of a row: the pose [δθ, δp], and δt_d when it is estimated.
+        let columns = [0, 1, 2, 3, 4, 5] + (state.timeOffsetIndex.map { [$0] } ?? [])
+        let k = columns.count
+        let rateOfPose = [omega_B.x, omega_B.y, omega_B.z, state.imu.v_W.x, state.imu.v_W.y, state.imu.v_W.z]
         let R_W_B = state.imu.R_W_B, p_W_B = state.imu.p_W
         let RbwT = R_W_B.inverse.matrix
         var rowsH: [[Double]] = []   // whitened rows of H, length n
@@ -75,12 +83,13 @@ struct MapPointUpdater {
             let z = Vec2(p_C.x * iz, p_C.y * iz)
             let d0 = Vec3(iz, 0, -p_C.x * iz * iz), d1 = Vec3(0, iz, -p_C.y * iz * iz)
             let dTheta = RbcT * p_B.skew, dPos = -(RbcT * RbwT), dPoint = RbcT * RbwT
-            // 2 × 6 Jacobian over [δθ, δp] and the point's projected covariance.
+            // 2 × 6 Jacobian over [δθ, δp] (2 × 7 with δt_d) and the point's projected covariance.
             var h = [[Double]](repeating: [Double](repeating: 0, count: 6), count: 2)
             var jp = [Vec3](repeating: .zero, count: 2)
             for (row, d) in [d0, d1].enumerated() {
                 let a = dTheta.transposed * d, b = dPos.transposed * d
                 h[row] = [a.x, a.y, a.z, b.x, b.y, b.z]
+                if k > 6 { h[row].append((0..<6).reduce(0) { $0 + h[row][$1] * rateOfPose[$1] }) }
                 jp[row] = dPoint.transposed * d
             }
             let sigmaN = max(pixelNoiseStd, 1e-3) / cameras[o.camera].model.intrinsics.fx
@@ -94,7 +103,7 @@ struct MapPointUpdater {
                 for i in 0..<2 {
                     for j in 0..<2 {
                         var s = 0.0
-                        for a in 0..<6 { for b in 0..<6 { s += h[i][a] * P[a + b * n] * h[j][b] } }
+                        for a in 0..<k { for b in 0..<k { s += h[i][a] * P[columns[a] + columns[b] * n] * h[j][b] } }
                         S[i][j] += s
                     }
                 }
@@ -113,6 +122,7 @@ struct MapPointUpdater {
             for (w, rr) in [(w0, r0), (w1, r1)] {
                 var row = [Double](repeating: 0, count: n)
                 for j in 0..<3 { row[ErrorIndex.theta + j] = w[j]; row[ErrorIndex.position + j] = w[3 + j] }
+                if let td = state.timeOffsetIndex { row[td] = w[6] }
                 rowsH.append(row); rowsR.append(rr)
             }
             result.accepted += 1

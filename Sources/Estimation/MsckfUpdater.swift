@@ -19,13 +19,16 @@ struct MsckfUpdateResult {
     var landmarks: [Landmark] = []
 }
 
-/// The multi-state-constraint (MSCKF) visual update over the clone window.
+/// The multi-state-constraint (MSCKF) visual update over the clone window, in four steps (OpenVINS keeps the
+/// same split in `UpdaterHelper`):
 ///
-/// For each feature: triangulate from its clones, linearise the normalised-coordinate residuals
-/// w.r.t. the clones (`H_x`) and the point (`H_f`), project both onto the left null space of `H_f`
-/// (Givens rotations) so the point drops out, and gate with a χ² test at `chi2GateProbability`.
-/// The accepted rows are stacked, compressed by a QR factorisation when there are more rows than
-/// state columns, and applied in one EKF update. Rows are whitened by the pixel noise (`σ/fx`).
+/// 1. `linearize`: triangulate a feature from its clones and linearise the whitened normalised-coordinate
+///    residuals w.r.t. the clones (`H_x`) and the point (`H_f`); rows are whitened by the pixel noise (`σ/fx`).
+/// 2. `nullspaceProject`: Givens rotations onto the left null space of `H_f`, so the point drops out
+///    (2n − 3 rows for n observations).
+/// 3. `chi2` / `passesGate`: the χ² test of each projected residual at `chi2GateProbability`.
+/// 4. `stackAndCompress`: the accepted rows stacked over the clone columns and, when there are more rows than
+///    columns, compressed by a QR factorisation; then one EKF update (`FilterState.update(cloneColumnsH:r:)`).
 struct MsckfUpdater {
     var cameras: [CameraCalibration]
     var configuration: EstimatorConfiguration
@@ -35,14 +38,33 @@ struct MsckfUpdater {
     init(cameras: [CameraCalibration], configuration: EstimatorConfiguration) {
         self.cameras = cameras
         self.configuration = configuration
-        gate = ChiSquareTable(probability: configuration.chi2GateProbability)
-        triangulator = FeatureTriangulator(minDepth: configuration.minDepth, maxDepth: configuration.maxDepth,
-                                           maxReprojection: max(10 * configuration.pixelNoiseStd, 3) / (cameras.first?.model.intrinsics.fx ?? 460),
-                                           sigma: configuration.pixelNoiseStd / (cameras.first?.model.intrinsics.fx ?? 460))
+        gate = ChiSquareTable(probability: configuration.updater.chi2GateProbability)
+        triangulator = FeatureTriangulator(minDepth: configuration.updater.minDepth, maxDepth: configuration.updater.maxDepth,
+                                           maxReprojection: max(10 * configuration.updater.pixelNoiseStd, 3) / (cameras.first?.model.intrinsics.fx ?? 460),
+                                           sigma: configuration.updater.pixelNoiseStd / (cameras.first?.model.intrinsics.fx ?? 460))
     }
 
     /// Noise std of camera `c` in normalised units.
-    func sigma(_ c: Int) -> Double { max(configuration.pixelNoiseStd, 1e-3) / cameras[c].model.intrinsics.fx }
+    func sigma(_ c: Int) -> Double { max(configuration.updater.pixelNoiseStd, 1e-3) / cameras[c].model.intrinsics.fx }
+
+    /// One feature's observations linearised over the clones that see it (whitened, not yet projected).
+    struct FeatureLinearization {
+        /// The involved clones, in order of first observation.
+        var cloneIndices: [Int]
+        /// Per observation: its clone (index into the state's clones) and that clone's place in `cloneIndices`.
+        var observationClones: [Int], observationLocal: [Int]
+        /// Row-major `rows × (6 · cloneIndices.count)`: `∂r/∂[δθ_i, δp_i]` of the involved clones.
+        var Hx: [Double]
+        /// Row-major `rows × 3`: `∂r/∂p_W` of the point.
+        var Hf: [Double]
+        /// Whitened residual `(z − π(p_C)) / σ`, two rows per observation.
+        var r: [Double]
+        var point: TriangulatedPoint
+        /// Observations dropped by the robust triangulation.
+        var dropped: Int
+        var rows: Int { r.count }
+        var columns: Int { 6 * cloneIndices.count }
+    }
 
     /// The projected, whitened residual of one feature: rows over the listed clone columns.
     struct FeatureResidual {
@@ -58,8 +80,25 @@ struct MsckfUpdater {
         var chi2: Double
     }
 
-    /// Builds the null-space-projected residual of one track, or nil if it cannot be triangulated.
+    /// Builds the null-space-projected residual of one track, or nil if it cannot be triangulated:
+    /// `linearize` → `innovationCovariance` → `nullspaceProject` → `chi2`. (Gating against the threshold and
+    /// the measurement compression of the accepted features happen in `update`.)
     func residual(for track: FeatureTrack, state: FilterState, cloneIndex: [TimestampNs: Int]) -> FeatureResidual? {
+        guard var f = linearize(track, state: state, cloneIndex: cloneIndex) else { return nil }
+        let m = f.rows, cols = f.columns
+        var S = Self.innovationCovariance(f, state: state)
+        let rows = Self.nullspaceProject(Hf: &f.Hf, Hx: &f.Hx, r: &f.r, S: &S, columns: cols)
+        guard rows > 0 else { return nil }
+        guard let chi2 = Self.chi2(S: S, r: f.r, rows: m) else { return nil }
+        return FeatureResidual(cloneIndices: f.cloneIndices, Hx: Array(f.Hx[(3 * cols)...]), r: Array(f.r[3...]), rows: rows,
+                               point: f.point, dropped: f.dropped, chi2: chi2)
+    }
+
+    /// Step 1, Jacobians: triangulates the track from its clones (dropping observations that do not fit) and
+    /// linearises the whitened normalised-coordinate residuals w.r.t. the involved clones (`H_x`) and the point
+    /// (`H_f`). The residual uses the current estimate, the Jacobians the clones' first estimates when FEJ is on.
+    /// Nil when the track cannot be triangulated or the point is behind a camera.
+    func linearize(_ track: FeatureTrack, state: FilterState, cloneIndex: [TimestampNs: Int]) -> FeatureLinearization? {
         let all = track.observations.filter { cloneIndex[$0.t_ns] != nil && $0.camera < cameras.count }
         guard all.count >= 2 else { return nil }
         let bearings = all.map { o -> BearingObservation in
@@ -92,7 +131,7 @@ struct MsckfUpdater {
             guard pC_now.z > 1e-6 else { return nil }
             let z = Vec2(pC_now.x / pC_now.z, pC_now.y / pC_now.z)
             // … the Jacobians the clone's first estimate (FEJ) or the current one.
-            let fej = configuration.firstEstimateJacobians
+            let fej = configuration.state.firstEstimateJacobians
             let RiT = (fej ? clone.firstR_W_B : clone.R_W_B).inverse.matrix
             let p_B = RiT * (point.p_W - (fej ? clone.firstP_W : clone.p_W))
             let p_C = RbcT * (p_B - ext.translation)
@@ -117,16 +156,24 @@ struct MsckfUpdater {
             r[2 * k] = (o.normalized.x - z.x) * w
             r[2 * k + 1] = (o.normalized.y - z.y) * w
         }
-        // Innovation covariance of the unprojected residual, S = Hx P Hxᵀ, from its 2×6 blocks (each
-        // observation touches one clone): O(k²) instead of O(rows · cols²) for the projected dense H.
+        return FeatureLinearization(cloneIndices: involved, observationClones: obsClone, observationLocal: obsLocal,
+                                    Hx: Hx, Hf: Hf, r: r, point: point, dropped: all.count - obs.count)
+    }
+
+    /// The innovation covariance of the unprojected residual without its noise, `S = H_x P H_xᵀ` (row-major
+    /// `rows × rows`), from its 2×6 blocks (each observation touches one clone): O(k²) instead of
+    /// O(rows · cols²) for the projected dense H. Projected with the rows (`nullspaceProject`) for the gate.
+    static func innovationCovariance(_ f: FeatureLinearization, state: FilterState) -> [Double] {
+        let m = f.rows, cols = f.columns, count = f.observationClones.count
+        let Hx = f.Hx
         var S = [Double](repeating: 0, count: m * m) // row-major m × m
         let n = state.dimension
         var t = [Double](repeating: 0, count: 12)
         state.withCovariance { P in
-            for a in 0..<obs.count {
-                let la = obsLocal[a], ia = FilterState.cloneIndex(obsClone[a])
-                for b in a..<obs.count {
-                    let lb = obsLocal[b], ib = FilterState.cloneIndex(obsClone[b])
+            for a in 0..<count {
+                let la = f.observationLocal[a], ia = state.cloneIndex(f.observationClones[a])
+                for b in a..<count {
+                    let lb = f.observationLocal[b], ib = state.cloneIndex(f.observationClones[b])
                     // T = P_ab · B_bᵀ (6 × 2), then S_ab = B_a · T.
                     for z in 0..<12 { t[z] = 0 }
                     for p in 0..<6 {
@@ -147,52 +194,60 @@ struct MsckfUpdater {
                 }
             }
         }
-        // Left null-space projection of Hf by Givens rotations (zero Hf below its diagonal, bottom-up),
-        // applied to Hx, r and both sides of S.
-        for j in 0..<3 {
-            var i = m - 1
-            while i > j {
-                let a = Hf[(i - 1) * 3 + j], b = Hf[i * 3 + j]
-                if b != 0 {
-                    let h = (a * a + b * b).squareRoot()
-                    let c = a / h, s = b / h
-                    for k in j..<3 {
-                        let x = Hf[(i - 1) * 3 + k], y = Hf[i * 3 + k]
-                        Hf[(i - 1) * 3 + k] = c * x + s * y
-                        Hf[i * 3 + k] = -s * x + c * y
-                    }
-                    for k in 0..<cols {
-                        let x = Hx[(i - 1) * cols + k], y = Hx[i * cols + k]
-                        Hx[(i - 1) * cols + k] = c * x + s * y
-                        Hx[i * cols + k] = -s * x + c * y
-                    }
-                    let x = r[i - 1], y = r[i]
-                    r[i - 1] = c * x + s * y
-                    r[i] = -s * x + c * y
-                    for k in 0..<m {
-                        let x = S[(i - 1) * m + k], y = S[i * m + k]
-                        S[(i - 1) * m + k] = c * x + s * y
-                        S[i * m + k] = -s * x + c * y
-                    }
-                    for k in 0..<m {
-                        let x = S[k * m + i - 1], y = S[k * m + i]
-                        S[k * m + i - 1] = c * x + s * y
-                        S[k * m + i] = -s * x + c * y
+        return S
+    }
+
+    /// Step 2, null-space projection (OpenVINS' `nullspace_project_inplace`): Givens rotations zero `H_f`
+    /// (row-major `rows × 3`) below its diagonal, bottom-up, and are applied to `H_x` (row-major
+    /// `rows × columns`), `r` and, when given, to both sides of `S` (row-major `rows × rows`). Afterwards rows
+    /// `3…` of `H_x`, `r` and the trailing block of `S` are the projection onto the left null space of `H_f`
+    /// (`Nᵀ H_x`, `Nᵀ r`, `Nᵀ S N` with `Nᵀ H_f = 0`, `Nᵀ N = I`), independent of the point's error.
+    /// Returns their number, `rows − 3` (≤ 0: nothing left).
+    @discardableResult
+    static func nullspaceProject(Hf: inout [Double], Hx: inout [Double], r: inout [Double], S: inout [Double],
+                                 columns cols: Int) -> Int {
+        let m = r.count
+        precondition(Hf.count == 3 * m && Hx.count == m * cols && (S.isEmpty || S.count == m * m))
+        Hf.withUnsafeMutableBufferPointer { hf in
+            Hx.withUnsafeMutableBufferPointer { hx in
+                r.withUnsafeMutableBufferPointer { rr in
+                    S.withUnsafeMutableBufferPointer { ss in
+                        for j in 0..<3 {
+                            var i = m - 1
+                            while i > j {
+                                if let g = GivensRotation(zeroing: hf[i * 3 + j], against: hf[(i - 1) * 3 + j]) {
+                                    g.applyToRows(hf.baseAddress!, stride: 3, i - 1, i, columns: j..<3)
+                                    if cols > 0 { g.applyToRows(hx.baseAddress!, stride: cols, i - 1, i, columns: 0..<cols) }
+                                    g.applyToRows(rr.baseAddress!, stride: 1, i - 1, i, columns: 0..<1)
+                                    if !ss.isEmpty {
+                                        g.applyToRows(ss.baseAddress!, stride: m, i - 1, i, columns: 0..<m)
+                                        g.applyToColumns(ss.baseAddress!, stride: m, i - 1, i, rows: 0..<m)
+                                    }
+                                }
+                                i -= 1
+                            }
+                        }
                     }
                 }
-                i -= 1
             }
         }
+        return m - 3
+    }
+
+    /// Step 3, the gate's statistic: `χ² = rₒᵀ (Sₒ + I)⁻¹ rₒ` over the projected rows `3..<rows` of a whitened
+    /// residual `r` and its projected `S = H P Hᵀ` (row-major `rows × rows`), by a small Cholesky
+    /// factorisation; nil when `Sₒ + I` is not positive definite. Compare with `gate.threshold(dof: rows − 3)`.
+    static func chi2(S: [Double], r: [Double], rows m: Int) -> Double? {
         let rows = m - 3
         guard rows > 0 else { return nil }
-        // χ² = rᵀ (S_o + I)⁻¹ r with S_o the trailing block, by a small Cholesky factorisation.
-        var So = [Double](repeating: 0, count: rows * rows)
-        for i in 0..<rows { for j in 0..<rows { So[i * rows + j] = S[(i + 3) * m + j + 3] } }
-        for i in 0..<rows { So[i * rows + i] += 1 }
-        guard let chi2 = choleskyQuadraticForm(&So, Array(r[3...]), n: rows) else { return nil }
-        return FeatureResidual(cloneIndices: involved, Hx: Array(Hx[(3 * cols)...]), r: Array(r[3...]), rows: rows,
-                               point: point, dropped: all.count - obs.count, chi2: chi2)
+        var So = [Double](repeating: 0, count: rows * rows) // column-major
+        for i in 0..<rows { for j in 0..<rows { So[i + j * rows] = S[(i + 3) * m + j + 3] } }
+        for i in 0..<rows { So[i + i * rows] += 1 }
+        return DenseKernels.choleskyQuadraticForm(&So, Array(r[3...]), n: rows)
     }
+
+    /// True when a feature's χ² passes the gate at `chi2GateProbability` for `dof` rows.
+    func passesGate(chi2: Double, dof: Int) -> Bool { chi2 < gate.threshold(dof: dof) }
 
     /// Runs the update with `tracks` (at most `maxFeaturesPerUpdate`, longest first).
     func update(state: inout FilterState, tracks: [FeatureTrack]) -> MsckfUpdateResult {
@@ -201,14 +256,14 @@ struct MsckfUpdater {
         for (i, c) in state.clones.enumerated() { cloneIndex[c.t_ns] = i }
         // Longest tracks first; ties by id, so the result does not depend on dictionary order.
         let ordered = tracks.sorted { ($0.observations.count, $1.id) > ($1.observations.count, $0.id) }
-            .prefix(configuration.maxFeaturesPerUpdate)
+            .prefix(configuration.updater.maxFeaturesPerUpdate)
         var accepted: [FeatureResidual] = []
         for t in ordered {
             guard let f = residual(for: t, state: state, cloneIndex: cloneIndex) else {
                 result.failedTriangulation += 1
                 continue
             }
-            guard f.chi2 < gate.threshold(dof: f.rows) else {
+            guard passesGate(chi2: f.chi2, dof: f.rows) else {
                 result.rejectedByGate += 1
                 continue
             }
@@ -218,10 +273,19 @@ struct MsckfUpdater {
         }
         result.accepted = accepted.count
         guard !accepted.isEmpty else { return result }
-        // Stack into H over the clone columns only (the inertial columns of a visual residual are zero),
-        // features ordered by their first clone column so the compression can skip the zero blocks.
-        let n = state.dimension
-        let c = n - ErrorIndex.imu
+        let (H, r) = Self.stackAndCompress(accepted, cloneColumns: state.dimension - state.cloneStart)
+        result.rows = H.rows
+        do { try state.update(cloneColumnsH: H, r: r) } catch { result.accepted = 0; result.landmarks = [] }
+        return result
+    }
+
+    /// Step 4, measurement compression (OpenVINS' `measurement_compress_inplace`): stacks the accepted
+    /// features' rows into `[H | r]` over the clone columns only (the inertial columns of a visual residual are
+    /// zero), features ordered by their first clone column so the Householder triangularisation can skip the
+    /// zero blocks, and when there are more rows than columns replaces `H = Q [R; 0]` by `R` and `r` by the
+    /// first `cloneColumns` entries of `Qᵀ r`: the same information (`HᵀH`, `Hᵀr`) in at most `cloneColumns`
+    /// rows. Returns `H` (column-major `Matrix`) and `r`.
+    static func stackAndCompress(_ accepted: [FeatureResidual], cloneColumns c: Int) -> (H: Matrix, r: [Double]) {
         let m = accepted.reduce(0) { $0 + $1.rows }
         let stacked = accepted.sorted { ($0.cloneIndices.min() ?? 0) < ($1.cloneIndices.min() ?? 0) }
         let w = c + 1
@@ -230,10 +294,10 @@ struct MsckfUpdater {
         var row = 0
         for f in stacked {
             let cols = 6 * f.cloneIndices.count
-            let first = FilterState.cloneIndex(f.cloneIndices.min() ?? 0) - ErrorIndex.imu
+            let first = ErrorIndex.clone * (f.cloneIndices.min() ?? 0)
             for i in 0..<f.rows {
                 for (a, ci) in f.cloneIndices.enumerated() {
-                    let base = FilterState.cloneIndex(ci) - ErrorIndex.imu
+                    let base = ErrorIndex.clone * ci
                     for j in 0..<6 { A[(row + i) * w + base + j] = f.Hx[i * cols + 6 * a + j] }
                 }
                 A[(row + i) * w + c] = f.r[i]
@@ -241,10 +305,9 @@ struct MsckfUpdater {
             }
             row += f.rows
         }
-        // Measurement compression: H = Q [R; 0] → use R and the first c entries of Qᵀ r.
         var H: Matrix, r: [Double]
         if m > c {
-            householderTriangularize(&A, rows: m, columns: w, firstColumn: firstColumn)
+            DenseKernels.householderTriangularize(&A, rows: m, columns: w, firstColumn: firstColumn)
             H = Matrix(rows: c, columns: c)
             for j in 0..<c { for i in 0...j { H.elements[i + j * c] = A[i * w + j] } }
             r = (0..<c).map { A[$0 * w + c] }
@@ -253,86 +316,6 @@ struct MsckfUpdater {
             for j in 0..<c { for i in 0..<m { H.elements[i + j * m] = A[i * w + j] } }
             r = (0..<m).map { A[$0 * w + c] }
         }
-        result.rows = H.rows
-        do { try state.update(cloneColumnsH: H, r: r) } catch { result.accepted = 0; result.landmarks = [] }
-        return result
-    }
-}
-
-/// `rᵀ A⁻¹ r` for a symmetric positive-definite `A` (row-major `n × n`, overwritten by its Cholesky
-/// factor); nil if A is not positive definite.
-func choleskyQuadraticForm(_ a: inout [Double], _ r: [Double], n: Int) -> Double? {
-    for j in 0..<n {
-        var d = a[j * n + j]
-        for k in 0..<j { d -= a[j * n + k] * a[j * n + k] }
-        guard d > 0, d.isFinite else { return nil }
-        let l = d.squareRoot()
-        a[j * n + j] = l
-        for i in (j + 1)..<max(j + 1, n) {
-            var v = a[i * n + j]
-            for k in 0..<j { v -= a[i * n + k] * a[j * n + k] }
-            a[i * n + j] = v / l
-        }
-    }
-    // Forward substitution L y = r; the form is |y|².
-    var y = r, q = 0.0
-    for i in 0..<n {
-        var v = y[i]
-        for k in 0..<i { v -= a[i * n + k] * y[k] }
-        y[i] = v / a[i * n + i]
-        q += y[i] * y[i]
-    }
-    return q
-}
-
-/// Householder QR of the row-major `rows × columns` matrix `a` in place: on return its upper
-/// triangle (first `min(rows, columns)` rows) is `R` of `a = Q R`, and each column holds `Qᵀ` times the
-/// original column (so a right-hand side appended as the last column becomes `Qᵀ r`). Below-diagonal
-/// entries are zeroed. Row-major so that applying a reflector runs along contiguous rows.
-///
-/// `firstColumn[i]` is the first column where row `i` may be non-zero, non-decreasing in `i`: the
-/// reflector of column `j` then only spans the rows whose first column is at most `j`, which skips the
-/// zero blocks of a stacked, block-sparse measurement Jacobian (same `R` as a dense factorisation, up to
-/// row signs).
-func householderTriangularize(_ a: inout [Double], rows m: Int, columns w: Int, firstColumn: [Int]) {
-    precondition(a.count == m * w && firstColumn.count == m)
-    var f = [Double](repeating: 0, count: w)
-    a.withUnsafeMutableBufferPointer { buffer in
-        f.withUnsafeMutableBufferPointer { fb in
-            let base = buffer.baseAddress!, fp = fb.baseAddress!
-            var end = 0 // rows [0, end) have firstColumn ≤ j
-            for j in 0..<min(m, w) {
-                while end < m && firstColumn[end] <= j { end += 1 }
-                let start = j
-                guard end > start + 1 else { continue } // nothing below the diagonal
-                var norm2 = 0.0
-                for i in start..<end { let x = base[i * w + j]; norm2 += x * x }
-                guard norm2 > 0 else { continue }
-                let x0 = base[start * w + j]
-                let alpha = x0 > 0 ? -norm2.squareRoot() : norm2.squareRoot()
-                // v = x − α e₀ (held in column j), vᵀv = 2(‖x‖² − α x₀).
-                base[start * w + j] = x0 - alpha
-                let scale = 1 / (norm2 - alpha * x0)
-                let q0 = j + 1, count = w - q0
-                guard count > 0 else { base[start * w + j] = alpha; continue }
-                // f = vᵀ A[rows, q0...] · 2/(vᵀv), then A[rows, q0...] −= v fᵀ.
-                for q in 0..<count { fp[q] = 0 }
-                for i in start..<end {
-                    let vi = base[i * w + j]
-                    if vi == 0 { continue }
-                    let row = base + i * w + q0
-                    for q in 0..<count { fp[q] += vi * row[q] }
-                }
-                for q in 0..<count { fp[q] *= scale }
-                for i in start..<end {
-                    let vi = base[i * w + j]
-                    if vi == 0 { continue }
-                    let row = base + i * w + q0
-                    for q in 0..<count { row[q] -= vi * fp[q] }
-                }
-                base[start * w + j] = alpha
-                for i in (start + 1)..<end { base[i * w + j] = 0 }
-            }
-        }
+        return (H, r)
     }
 }

@@ -1,15 +1,6 @@
 import Foundation
 import Geometry
 
-/// The right Jacobian of SO(3): `Exp(φ + δ) ≈ Exp(φ) · Exp(Jr(φ) δ)`.
-func so3RightJacobian(_ phi: Vec3) -> Mat3 {
-    let theta2 = phi.squaredNorm
-    let k = phi.skew
-    if theta2 < 1e-10 { return Mat3.identity - 0.5 * k + (1.0 / 6.0) * (k * k) }
-    let theta = theta2.squareRoot()
-    return Mat3.identity - ((1 - cos(theta)) / theta2) * k + ((theta - sin(theta)) / (theta2 * theta)) * (k * k)
-}
-
 /// A dense 15×15 matrix (row-major, 225 values) for the inertial error-state transition and noise.
 /// Fixed-size so that IMU propagation needs no dynamic `Matrix` per sample.
 struct Mat15: Equatable {
@@ -71,18 +62,6 @@ struct Mat15: Equatable {
 
     /// `self · m · selfᵀ`.
     func sandwich(_ m: Mat15) -> Mat15 { self * m * transposed }
-}
-
-extension SO3 {
-    /// The heading (ZYX yaw) of this rotation as a body-to-world rotation, radians: the angle of the
-    /// body x axis projected on the world xy plane.
-    var headingAngle: Double {
-        let x = act(Vec3(1, 0, 0))
-        return atan2(x.y, x.x)
-    }
-
-    /// A rotation about the world z axis by `yaw` radians.
-    static func headingRotation(_ yaw: Double) -> SO3 { SO3(angle: yaw, axis: Vec3(0, 0, 1)) }
 }
 
 /// The body orientation with yaw 0 whose gravity matches a measured specific force at rest:

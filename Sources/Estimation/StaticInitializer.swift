@@ -34,20 +34,20 @@ struct StaticInitializer {
     init(configuration: EstimatorConfiguration, imu: ImuCalibration) {
         self.configuration = configuration
         self.imu = imu
-        table = ChiSquareTable(probability: 1 - configuration.staticTestFalseAlarm)
+        table = ChiSquareTable(probability: 1 - configuration.initializer.staticTestFalseAlarm)
     }
 
     /// Tries to initialise from the samples of the window ending at `t_ns`. Returns `nil` when the
     /// window is not complete or the device is not at rest.
     func initialize(samples all: [ImuSample], endingAt t_ns: TimestampNs) -> StaticInitialization? {
-        let window = Time.nanoseconds(configuration.staticWindow)
+        let window = Time.nanoseconds(configuration.initializer.staticWindow)
         let start = t_ns - window
         let samples = all.filter { $0.t_ns > start && $0.t_ns <= t_ns }
-        let m = max(2, configuration.staticSubWindows)
+        let m = max(2, configuration.initializer.staticSubWindows)
         // The window must be covered: first sample near its start and enough samples overall.
         guard let first = samples.first, samples.count >= 2 * m, Double(first.t_ns - start) < 0.1 * Double(window)
         else { return nil }
-        let rate = Double(samples.count) / configuration.staticWindow
+        let rate = Double(samples.count) / configuration.initializer.staticWindow
         let per = samples.count / m
         var gyroMeans: [Vec3] = [], accelMeans: [Vec3] = []
         var gyroVar = Vec3.zero, accelVar = Vec3.zero
@@ -75,7 +75,7 @@ struct StaticInitializer {
         }
         let threshold = table.threshold(dof: 6 * (m - 1))
         guard stat < threshold else { return nil }
-        guard abs(aMean.norm - configuration.gravity) < 5 * configuration.initialAccelBiasStd * 3.0.squareRoot(),
+        guard abs(aMean.norm - configuration.gravity) < 5 * configuration.initializer.initialAccelBiasStd * 3.0.squareRoot(),
               gMean.norm < maxGyroBias else { return nil }
 
         // Orientation with yaw 0 from the gravity direction: f_B = R_W_Bᵀ (0, 0, g).
@@ -85,7 +85,7 @@ struct StaticInitializer {
         // Covariance. Tilt: the unknown accel bias dominates (σ_ba / g rad). Yaw and position are the
         // gauge (unobservable): small fixed values. Orientation error is in the body frame, so the
         // world-frame tilt/yaw covariance is rotated: Σ_B = Rᵀ Σ_W R.
-        let tiltStd = max(configuration.initialAccelBiasStd / configuration.gravity, 1e-3)
+        let tiltStd = max(configuration.initializer.initialAccelBiasStd / configuration.gravity, 1e-3)
         let yawStd = 1e-3
         let R = R_W_B.matrix
         let sigmaW = Mat3(diagonal: Vec3(tiltStd * tiltStd, tiltStd * tiltStd, yawStd * yawStd))
@@ -96,9 +96,9 @@ struct StaticInitializer {
         let gyroBiasStd = max(3 * (sg2.max() / total).squareRoot(), 1e-4)
         for i in 0..<3 {
             P[ErrorIndex.position + i, ErrorIndex.position + i] = 1e-6
-            P[ErrorIndex.velocity + i, ErrorIndex.velocity + i] = pow(configuration.initialVelocityStd, 2)
+            P[ErrorIndex.velocity + i, ErrorIndex.velocity + i] = pow(configuration.initializer.initialVelocityStd, 2)
             P[ErrorIndex.gyroBias + i, ErrorIndex.gyroBias + i] = gyroBiasStd * gyroBiasStd
-            P[ErrorIndex.accelBias + i, ErrorIndex.accelBias + i] = pow(configuration.initialAccelBiasStd, 2)
+            P[ErrorIndex.accelBias + i, ErrorIndex.accelBias + i] = pow(configuration.initializer.initialAccelBiasStd, 2)
         }
         return StaticInitialization(state: state, covariance: P, statistic: stat, threshold: threshold)
     }

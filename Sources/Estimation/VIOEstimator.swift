@@ -32,10 +32,8 @@ public final class VIOEstimator {
     private var imuFirstEstimate: ImuState?
     private var filter: FilterState?
     private var features = FeatureDatabase()
-    private let initializer: StaticInitializer
-    private let dynamicInitializer: DynamicInitializer
-    /// Recent frames kept while not initialised, for the dynamic initialiser.
-    private var initWindow: [DynamicInitializer.WindowFrame] = []
+    /// Static or dynamic initialisation, with its window of recent frames.
+    private var initializer: InertialInitializer
     private let propagator: ImuPropagator
     private let msckf: MsckfUpdater
     private let zupt: ZeroVelocityUpdater
@@ -48,6 +46,8 @@ public final class VIOEstimator {
     private var failedStreak = 0
     /// Pose and yaw to continue from after a reset (keeps W continuous across a re-initialisation).
     private var lastGood: ImuState?
+    /// The time offset to continue from after a reset, seconds.
+    private var lastGoodTimeOffset_s: Double?
     private var lastOutput: EstimatorOutput?
     /// The filter has reported `.normal` since the last (re-)initialisation.
     private var normalSinceInit = false
@@ -61,14 +61,20 @@ public final class VIOEstimator {
         self.configuration = configuration
         self.cameras = cameras
         self.imu = imu
-        initializer = StaticInitializer(configuration: configuration, imu: imu)
-        dynamicInitializer = DynamicInitializer(configuration: configuration, cameras: cameras, noise: imu.noise)
+        initializer = InertialInitializer(configuration: configuration, cameras: cameras, imu: imu)
         propagator = ImuPropagator(noise: imu.noise, gravity_W: Vec3(0, 0, -configuration.gravity))
         msckf = MsckfUpdater(cameras: cameras, configuration: configuration)
         zupt = ZeroVelocityUpdater(configuration: configuration, imu: imu)
-        mapUpdater = MapPointUpdater(cameras: cameras, pixelNoiseStd: configuration.pixelNoiseStd,
-                                     gateProbability: configuration.mapChi2GateProbability)
+        mapUpdater = MapPointUpdater(cameras: cameras, pixelNoiseStd: configuration.updater.pixelNoiseStd,
+                                     gateProbability: configuration.updater.mapChi2GateProbability)
         R_B_S = imu.T_B_S.rotation
+    }
+
+    /// The covariance of the current pose error `[δθ (body, right), δp]`, 6×6 row-major, nil before
+    /// initialisation (for consistency tests: NEES).
+    var poseCovariance: [Double]? {
+        guard let f = filter else { return nil }
+        return (0..<36).map { f.covariance($0 / 6, $0 % 6) }
     }
 
     /// True once the filter is initialised (and not reset since).
@@ -97,7 +103,7 @@ public final class VIOEstimator {
         let tracked = frame.observations.filter { $0.camera == 0 }.count
         diag.trackedFeatures = tracked
         defer {
-            buffer.prune(before: frame.t_ns - Time.nanoseconds(max(configuration.staticWindow, configuration.dynamicWindow) + 0.5))
+            buffer.prune(before: frame.t_ns - Time.nanoseconds(max(configuration.initializer.staticWindow, configuration.initializer.dynamicWindow) + 0.5))
         }
 
         guard !buffer.isEmpty else { return output(frame.t_ns, state: .notAvailable, diag: diag) }
@@ -107,12 +113,13 @@ public final class VIOEstimator {
             return output(frame.t_ns, state: .limited(relocalizing ? .relocalizing : .initializing), diag: diag)
         }
 
-        // Propagate to the frame time.
+        // Propagate to the IMU time the image was taken at, t_cam + t̂_d (never backwards).
+        let poseTime = max(imuTime(ofImage: frame.t_ns, offset: state.timeOffset_s), state.imu.t_ns)
         var imuState = state.imu
-        var (phi, q) = propagator.propagate(&imuState, to: frame.t_ns, buffer: buffer)
+        var (phi, q) = propagator.propagate(&imuState, to: poseTime, buffer: buffer)
         // FEJ only once converged: first estimates from the start-up transient would pin bad linearisation
         // points (until then the clones' first estimates follow the updates, see `finish`).
-        if configuration.firstEstimateJacobians, normalSinceInit, let first = imuFirstEstimate, first.t_ns == state.imu.t_ns {
+        if configuration.state.firstEstimateJacobians, normalSinceInit, let first = imuFirstEstimate, first.t_ns == state.imu.t_ns {
             propagator.applyFirstEstimates(&phi, first: first, end: imuState)
         }
         imuFirstEstimate = imuState // the prior at this frame is the next interval's first estimate
@@ -121,10 +128,11 @@ public final class VIOEstimator {
 
         // Standstill: IMU consistent with rest and (when known) a still image → zero-velocity update.
         let nominal = cameras[0].rateHz > 0 ? Time.nanoseconds(1 / cameras[0].rateHz) : 50_000_000
-        let intervalStart = max(previousFrameTime ?? (frame.t_ns - nominal), frame.t_ns - 4 * nominal)
-        let interval = buffer.samples(after: intervalStart, through: frame.t_ns)
-        if configuration.zeroVelocityUpdates, let stats = zupt.statistics(interval),
-           disparity.map({ $0 <= configuration.stillDisparityPx }) ?? true,
+        let shift = poseTime - frame.t_ns // the interval in IMU time
+        let intervalStart = max(previousFrameTime ?? (frame.t_ns - nominal), frame.t_ns - 4 * nominal) + shift
+        let interval = buffer.samples(after: intervalStart, through: poseTime)
+        if configuration.zeroVelocity.enabled, let stats = zupt.statistics(interval),
+           disparity.map({ $0 <= configuration.zeroVelocity.stillDisparityPx }) ?? true,
            zupt.imuSaysStill(stats, state: state), zupt.update(state: &state, stats: stats) {
             diag.zeroVelocityUpdate = true
             filter = state
@@ -132,10 +140,10 @@ public final class VIOEstimator {
         }
 
         // Visual update: clone, record observations, update with lost and window-spanning features.
-        state.augmentClone()
+        state.augmentClone(t_ns: frame.t_ns, omega_B: angularRate(at: poseTime, gyroBias: state.imu.gyroBias_B))
         features.add(frame.observations, at: frame.t_ns, cameraCount: cameras.count)
         var selected = features.lost(before: frame.t_ns)
-        let marginalize = state.clones.count > configuration.maxClones
+        let marginalize = state.clones.count > configuration.state.maxClones
         if marginalize, let oldest = state.clones.first?.t_ns {
             let spanning = features.observed(at: oldest).filter { id in
                 features.track(id)?.observations.last?.t_ns == frame.t_ns
@@ -172,73 +180,77 @@ public final class VIOEstimator {
     /// tracking was not `normal`, or `t_ns` is not that frame's time). Call at most once per frame.
     public func addMapObservations(_ observations: [MapPointObservation], at t_ns: TimestampNs) -> (EstimatorOutput?, MapUpdateResult) {
         guard var state = filter, let last = lastOutput, last.t_ns == t_ns, last.trackingState == .normal,
-              state.imu.t_ns == t_ns, !observations.isEmpty else { return (lastOutput, MapUpdateResult()) }
-        let result = mapUpdater.update(state: &state, observations: observations)
+              state.imu.t_ns == last.poseTime_ns, !observations.isEmpty else { return (lastOutput, MapUpdateResult()) }
+        let result = mapUpdater.update(state: &state, observations: observations,
+                                       omega_B: angularRate(at: state.imu.t_ns, gyroBias: state.imu.gyroBias_B))
         guard result.accepted > 0, state.isHealthy else { return (lastOutput, result) }
         filter = state
         lastGood = state.imu
         let out = EstimatorOutput(t_ns: t_ns, trackingState: last.trackingState, T_W_B: state.imu.T_W_B, v_W: state.imu.v_W,
                                   gyroBias_B: state.imu.gyroBias_B, accelBias_B: state.imu.accelBias_B,
                                   T_W_C: state.imu.T_W_B * cameras[0].T_B_C, positionStd_m: state.positionStd,
-                                  landmarks: last.landmarks)
+                                  landmarks: last.landmarks, poseTime_ns: state.imu.t_ns, timeOffset_s: state.timeOffset_s)
         lastOutput = out
         return (out, result)
     }
 
-    /// Tries the static, then the dynamic initialiser; on success sets `filter` at the frame time.
+    /// Tries to initialise (`InertialInitializer`: static at rest, dynamic in motion); on success sets `filter`
+    /// at the frame time.
     private func initialize(_ frame: FeatureFrame, disparity: Double?, diag: inout EstimatorDiagnostics) -> Bool {
-        initWindow.append(DynamicInitializer.WindowFrame(t_ns: frame.t_ns, observations: frame.observations))
-        let windowStart = frame.t_ns - Time.nanoseconds(configuration.dynamicWindow)
-        initWindow.removeAll { $0.t_ns < windowStart }
-        func adopt(_ start: ImuState, _ covariance: Mat15) {
-            var s = start
-            if let prev = lastGood {
-                // Re-initialisation after a reset: keep position and heading continuous.
-                s.p_W = prev.p_W
-                let dYaw = SO3.headingRotation(prev.R_W_B.headingAngle)
-                s.R_W_B = dYaw * s.R_W_B
-                s.v_W = dYaw.act(s.v_W)
-            }
-            var f = FilterState(imu: s, covariance: covariance)
-            if s.t_ns < frame.t_ns {
-                var imuState = f.imu
-                let (phi, q) = propagator.propagate(&imuState, to: frame.t_ns, buffer: buffer)
-                f.imu = imuState
-                f.propagateCovariance(phi: phi, q: q)
-            }
-            filter = f
-            imuFirstEstimate = f.imu
-            normalSinceInit = false
-            features.removeAll()
-            initWindow.removeAll()
-            failedStreak = 0
-            diag.initialized = true
+        guard let ini = initializer.tryInitialize(frame: frame, disparityPx: disparity, buffer: buffer,
+                                                  gyroBiasPrior: lastGood?.gyroBias_B ?? .zero) else { return false }
+        var s = ini.state
+        if let prev = lastGood {
+            // Re-initialisation after a reset: keep position and heading continuous.
+            s.p_W = prev.p_W
+            let dYaw = SO3(yaw: prev.R_W_B.yaw)
+            s.R_W_B = dYaw * s.R_W_B
+            s.v_W = dYaw.act(s.v_W)
         }
-        // At rest (and a still image, when we can tell): the static initialiser.
-        let stillImage = disparity.map { $0 <= configuration.stillDisparityPx } ?? true
-        if stillImage, let ini = initializer.initialize(samples: buffer.samples, endingAt: frame.t_ns) {
-            adopt(ini.state, ini.covariance)
-            return true
+        // The time offset: estimated from its prior (or the last estimate, after a reset), or fixed.
+        let offsetOptions = configuration.state.timeOffset
+        let offset = lastGoodTimeOffset_s ?? offsetOptions.initial_s
+        var f = FilterState(imu: s, covariance: ini.covariance,
+                            timeOffset: offsetOptions.estimate ? (offset, offsetOptions.priorStd_s * offsetOptions.priorStd_s) : nil)
+        f.timeOffset_s = offset
+        let poseTime = imuTime(ofImage: frame.t_ns, offset: offset)
+        if s.t_ns < poseTime {
+            var imuState = f.imu
+            let (phi, q) = propagator.propagate(&imuState, to: poseTime, buffer: buffer)
+            f.imu = imuState
+            f.propagateCovariance(phi: phi, q: q)
         }
-        // In motion: visual-inertial alignment over the window.
-        if configuration.dynamicInitialization, !stillImage, let oldest = initWindow.first,
-           Double(frame.t_ns - oldest.t_ns) * 1e-9 >= 0.9 * configuration.dynamicWindow,
-           let ini = dynamicInitializer.initialize(frames: initWindow, buffer: buffer,
-                                                   gyroBias: lastGood?.gyroBias_B ?? .zero) {
-            adopt(ini.state, ini.covariance)
-            diag.dynamicInitialization = true
-            return true
-        }
-        return false
+        filter = f
+        imuFirstEstimate = f.imu
+        normalSinceInit = false
+        features.removeAll()
+        initializer.reset()
+        failedStreak = 0
+        diag.initialized = true
+        diag.dynamicInitialization = ini.method == .dynamicAlignment
+        return true
     }
 
     /// Forgets everything (as after construction).
     public func reset() {
-        filter = nil; features.removeAll(); buffer = ImuBuffer(); previousFrame = [:]; initWindow = []
+        filter = nil; features.removeAll(); buffer = ImuBuffer(); previousFrame = [:]; initializer.reset()
         lastFrameTime = nil; relocalizing = false; failedStreak = 0; lastGood = nil; lastOutput = nil
+        lastGoodTimeOffset_s = nil
     }
 
     // MARK: - Internals
+
+    /// The IMU time at which the image stamped `t` was taken, `t + t_d` (t_d clamped to `maxMagnitude_s`).
+    private func imuTime(ofImage t: TimestampNs, offset: Double) -> TimestampNs {
+        let limit = configuration.state.timeOffset.maxMagnitude_s
+        let td = offset.isFinite ? min(max(offset, -limit), limit) : 0
+        return t + Int64((td * 1e9).rounded())
+    }
+
+    /// The bias-corrected body angular rate at IMU time `t` (the buffer interpolates), rad/s.
+    private func angularRate(at t: TimestampNs, gyroBias: Vec3) -> Vec3 {
+        (buffer.sample(at: t)?.gyro_B ?? .zero) - gyroBias
+    }
 
     /// Median image motion of features seen in the previous frame, pixels (camera 0's fx).
     private func measureDisparity(_ frame: FeatureFrame) -> Double? {
@@ -259,8 +271,8 @@ public final class VIOEstimator {
     private func finish(_ frame: FeatureFrame, diag: inout EstimatorDiagnostics) -> EstimatorOutput {
         guard let state = filter else { return output(frame.t_ns, state: .limited(.initializing), diag: diag) }
         let speed = state.imu.v_W.norm
-        let diverged = !state.isHealthy || speed > configuration.maxSpeed
-            || !(state.velocityStd <= configuration.maxVelocityStd) || failedStreak > configuration.maxFailedUpdateStreak
+        let diverged = !state.isHealthy || speed > configuration.tracking.maxSpeed
+            || !(state.velocityStd <= configuration.tracking.maxVelocityStd) || failedStreak > configuration.tracking.maxFailedUpdateStreak
         if diverged {
             diag.reset = true
             filter = nil
@@ -270,22 +282,23 @@ public final class VIOEstimator {
             return output(frame.t_ns, state: .limited(.relocalizing), diag: diag)
         }
         lastGood = state.imu
+        lastGoodTimeOffset_s = state.timeOffset_s
         if !normalSinceInit {
             filter?.refreshFirstEstimates()
         }
-        let gyro = (buffer.last?.gyro_B ?? .zero) - state.imu.gyroBias_B
+        let gyro = angularRate(at: state.imu.t_ns, gyroBias: state.imu.gyroBias_B)
         let tried = diag.msckfAccepted + diag.msckfRejected
         let tracking: TrackingState
-        let fewFeatures = diag.trackedFeatures < configuration.minTrackedFeatures
-        let tooFast = gyro.norm > configuration.maxAngularRate || (tried >= 10 && diag.msckfAccepted * 2 < tried)
-        if state.velocityStd > configuration.normalVelocityStd, !normalSinceInit {
+        let fewFeatures = diag.trackedFeatures < configuration.tracking.minTrackedFeatures
+        let tooFast = gyro.norm > configuration.tracking.maxAngularRate || (tried >= 10 && diag.msckfAccepted * 2 < tried)
+        if state.velocityStd > configuration.tracking.normalVelocityStd, !normalSinceInit {
             // Still converging after (re-)initialisation.
             tracking = .limited(relocalizing ? .relocalizing : .initializing)
         } else if tooFast {
             tracking = .limited(.excessiveMotion)
         } else if fewFeatures {
             tracking = .limited(.insufficientFeatures)
-        } else if state.velocityStd > 3 * configuration.normalVelocityStd {
+        } else if state.velocityStd > 3 * configuration.tracking.normalVelocityStd {
             // Uncertainty grew (a stretch without usable features) and has not recovered yet. The factor 3
             // is a hysteresis: no flicker around the threshold once tracking was normal.
             tracking = .limited(.insufficientFeatures)
@@ -302,7 +315,8 @@ public final class VIOEstimator {
         if let s = filter?.imu {
             out = EstimatorOutput(t_ns: t, trackingState: tracking, T_W_B: s.T_W_B, v_W: s.v_W, gyroBias_B: s.gyroBias_B,
                                   accelBias_B: s.accelBias_B, T_W_C: s.T_W_B * cameras[0].T_B_C,
-                                  positionStd_m: filter?.positionStd ?? .infinity, landmarks: diag.landmarks)
+                                  positionStd_m: filter?.positionStd ?? .infinity, landmarks: diag.landmarks,
+                                  poseTime_ns: s.t_ns, timeOffset_s: filter?.timeOffset_s ?? 0)
         } else {
             // No estimate: the last good pose (or identity), never NaN.
             let s = lastGood ?? ImuState(t_ns: t)

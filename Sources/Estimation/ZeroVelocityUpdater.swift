@@ -7,23 +7,25 @@ import Sensors
 ///
 /// **Detection.** Over the IMU samples of one frame interval, the mean bias-corrected rate and the mean
 /// specific force minus the gravity predicted by the current attitude must both be explainable by noise:
-/// a χ² test with 6 dof at `1 − staticTestFalseAlarm`, the per-axis variance of the means being
+/// a χ² test with 6 dof at `1 − zeroVelocity.detectionFalseAlarm`, the per-axis variance of the means being
 /// `max(s², σ²·rate)/N` (sample variance floored by the noise model, as in the static initialiser) plus
 /// the filter's bias and attitude variances. The caller combines it with the image disparity.
 ///
 /// **Update.** Measurements `v_W = 0` (noise `zeroVelocityNoise`), `mean(ω) = b_g` and
-/// `mean(f) = b_a + R̂ᵀ(0, 0, g)` (noise variance `max(s², σ²·rate)/N` per axis), gated at 95 %.
+/// `mean(f) = b_a + R̂ᵀ(0, 0, g)` (noise variance `max(s², σ²·rate)/N` per axis), gated by χ² (9 dof) at
+/// `zeroVelocity.chi2GateProbability` (95 %).
 /// With right orientation error, `∂(Rᵀg)/∂δθ = [R̂ᵀg]×`.
 struct ZeroVelocityUpdater {
     var configuration: EstimatorConfiguration
     var imu: ImuCalibration
     private let detectTable: ChiSquareTable
-    private let gateTable = ChiSquareTable(probability: 0.95)
+    private let gateTable: ChiSquareTable
 
     init(configuration: EstimatorConfiguration, imu: ImuCalibration) {
         self.configuration = configuration
         self.imu = imu
-        detectTable = ChiSquareTable(probability: 1 - configuration.staticTestFalseAlarm)
+        gateTable = ChiSquareTable(probability: configuration.zeroVelocity.chi2GateProbability)
+        detectTable = ChiSquareTable(probability: 1 - configuration.zeroVelocity.detectionFalseAlarm)
     }
 
     struct Statistics {
@@ -73,7 +75,7 @@ struct ZeroVelocityUpdater {
         var r = [Double](repeating: 0, count: 9)
         let skewG = gUp.skew
         for i in 0..<3 {
-            let wv = 1 / max(configuration.zeroVelocityNoise, 1e-6)
+            let wv = 1 / max(configuration.zeroVelocity.noise, 1e-6)
             H[i, ErrorIndex.velocity + i] = wv
             r[i] = -s.v_W[i] * wv
             let wg = 1 / stats.gyroMeanVar[i].squareRoot()

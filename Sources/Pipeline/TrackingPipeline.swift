@@ -184,8 +184,11 @@ public final class TrackingPipeline {
         summarySoFar = nil
         defer { if summarySoFar == nil { summarySoFar = summary(completed: false) } }
 
-        for event in dataset.events(stereo: options.stereo) {
-            if event.t_ns > endT { break }
+        // IMU ahead of each frame as far as the estimator's camera–IMU time offset may reach (0: none).
+        let lookahead = options.estimator.state.timeOffset.imuLookahead_ns
+        let stopT = endT > TimestampNs.max - lookahead ? TimestampNs.max : endT + lookahead
+        for event in dataset.events(stereo: options.stereo, imuLookaheadNs: lookahead) {
+            if event.t_ns > stopT { break }
             let left: CameraFrameRef, right: CameraFrameRef?
             switch event {
             case .imu(let sample):
@@ -193,9 +196,10 @@ public final class TrackingPipeline {
                 recentImu.append(sample)
                 continue
             case .frame(let cameraIndex, let ref):
-                guard cameraIndex == 0 else { continue }
+                guard cameraIndex == 0, ref.t_ns <= endT else { continue }
                 left = ref; right = nil
             case .stereoFrame(let l, let r):
+                guard l.t_ns <= endT else { continue }
                 left = l; right = options.stereo ? r : nil
             }
             if let shouldStop, shouldStop() { stoppedEarly = true; break }
@@ -247,7 +251,7 @@ public final class TrackingPipeline {
             }
 
             let usable = TrackingPipeline.isUsable(estimate.trackingState)
-            if usable { onPose?(StampedPose(t_ns: left.t_ns, pose: estimate.T_W_B)) }
+            if usable { onPose?(StampedPose(t_ns: estimate.poseTime_ns, pose: estimate.T_W_B)) }
             let worldInput = WorldFrameInput(
                 t_ns: left.t_ns, trackingState: estimate.trackingState, T_W_C: estimate.T_W_C, T_W_B: estimate.T_W_B,
                 camera: camera, landmarks: estimate.landmarks, featureCount: features.features.count, image: images.0)
@@ -267,7 +271,8 @@ public final class TrackingPipeline {
             lastState = estimate.trackingState
             if estimate.trackingState == .normal && firstNormalT == nil { firstNormalT = left.t_ns }
             if usable {
-                trajectory.append(StampedPose(t_ns: left.t_ns, pose: estimate.T_W_B))
+                // Stamped in the IMU (ground-truth) clock: the time the image was taken, t_cam + t̂_d.
+                trajectory.append(StampedPose(t_ns: estimate.poseTime_ns, pose: estimate.T_W_B))
             }
             onFrame?(PipelineFrameResult(features: features, estimate: estimate, world: worldFrame, records: records))
 

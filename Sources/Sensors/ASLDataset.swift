@@ -106,8 +106,9 @@ public struct ASLDataset: Sendable {
 
     /// All sensor events in time order: IMU samples and camera frames, with `cam0`/`cam1` frames of
     /// equal time (within `stereoToleranceNs`) paired into one `.stereoFrame` when `stereo` is true.
-    public func events(stereo: Bool = true, stereoToleranceNs: TimestampNs = 1_000_000) -> SensorEventSequence {
-        SensorEventSequence(imu: imu.samples, cameras: cameras.map(\.frames), stereo: stereo, stereoToleranceNs: stereoToleranceNs)
+    public func events(stereo: Bool = true, stereoToleranceNs: TimestampNs = 1_000_000, imuLookaheadNs: TimestampNs = 0) -> SensorEventSequence {
+        SensorEventSequence(imu: imu.samples, cameras: cameras.map(\.frames), stereo: stereo, stereoToleranceNs: stereoToleranceNs,
+                            imuLookaheadNs: imuLookaheadNs)
     }
 
     // MARK: - Helpers

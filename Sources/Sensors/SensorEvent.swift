@@ -19,14 +19,21 @@ public enum SensorEvent: Equatable, Sendable {
 
 /// IMU samples and camera frames merged in time order. At equal times IMU samples come first, so
 /// a filter has propagated to a frame's time when the frame arrives. Holds only frame references.
+///
+/// With `imuLookaheadNs = L > 0`, IMU samples up to `L` after a frame come before it (a frame is delivered
+/// once the IMU covers `t + L`, or the IMU has ended): a filter that estimates a camera–IMU time offset
+/// propagates to `t + t_d` for the frame stamped `t`.
 public struct SensorEventSequence: Sequence, Sendable {
     private let imu: [ImuSample]
     private let frameEvents: [SensorEvent]
+    private let imuLookaheadNs: TimestampNs
 
     /// Merges `imu` (time-ordered) with the frames of each camera (each time-ordered). With `stereo`,
     /// frames of cameras 0 and 1 less than or equal to `stereoToleranceNs` apart become one `.stereoFrame`.
-    public init(imu: [ImuSample], cameras: [[CameraFrameRef]], stereo: Bool = true, stereoToleranceNs: TimestampNs = 1_000_000) {
+    public init(imu: [ImuSample], cameras: [[CameraFrameRef]], stereo: Bool = true, stereoToleranceNs: TimestampNs = 1_000_000,
+                imuLookaheadNs: TimestampNs = 0) {
         self.imu = imu
+        self.imuLookaheadNs = Swift.max(0, imuLookaheadNs)
         var events: [SensorEvent] = []
         var firstSingle = 0
         if stereo, cameras.count >= 2 {
@@ -68,19 +75,22 @@ public struct SensorEventSequence: Sequence, Sendable {
     public var count: Int { imu.count + frameEvents.count }
 
     /// An iterator from the first event.
-    public func makeIterator() -> Iterator { Iterator(imu: imu, frames: frameEvents) }
+    public func makeIterator() -> Iterator { Iterator(imu: imu, frames: frameEvents, imuLookaheadNs: imuLookaheadNs) }
 
     /// Walks the two time-ordered lists, taking the earlier head each step.
     public struct Iterator: IteratorProtocol {
         private let imu: [ImuSample]
         private let frames: [SensorEvent]
+        private let imuLookaheadNs: TimestampNs
         private var i = 0, f = 0
 
-        init(imu: [ImuSample], frames: [SensorEvent]) { self.imu = imu; self.frames = frames }
+        init(imu: [ImuSample], frames: [SensorEvent], imuLookaheadNs: TimestampNs = 0) {
+            self.imu = imu; self.frames = frames; self.imuLookaheadNs = imuLookaheadNs
+        }
 
         /// The next event in time order, `nil` after the last.
         public mutating func next() -> SensorEvent? {
-            if i < imu.count, f >= frames.count || imu[i].t_ns <= frames[f].t_ns {
+            if i < imu.count, f >= frames.count || imu[i].t_ns <= frames[f].t_ns + imuLookaheadNs {
                 defer { i += 1 }
                 return .imu(imu[i])
             }

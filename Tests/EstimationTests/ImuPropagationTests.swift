@@ -71,7 +71,7 @@ import TestSupport
         #expect(abs(Ppp[1, 1] / horizontal - 1) < 0.01, "y variance \(Ppp[1, 1]) vs \(horizontal)")
         #expect(abs(Ppp[2, 2] / vertical - 1) < 0.01, "z variance \(Ppp[2, 2]) vs \(vertical)")
         // The clone's own variance did not change, and the matrix is symmetric PSD.
-        let c = FilterState.cloneIndex(0)
+        let c = fs.cloneIndex(0)
         #expect(fs.covariance(c + 3, c + 3) == 0)
         let P = fs.covarianceMatrix
         #expect(P.isSymmetric(tolerance: 0))

@@ -56,7 +56,7 @@ import TestSupport
         let imu = traj.imuSamples(duration: 3, rateHz: 200, noise: .euroc, seed: 2)
         let frames = Self.scene.frames(trajectory: traj, duration: 3, seed: 4)
         var config = EstimatorConfiguration()
-        config.dynamicInitialization = false
+        config.initializer.dynamicInitialization = false
         let vio = VIOEstimator(configuration: config, cameras: [Self.scene.camera],
                                imu: ImuCalibration(noise: .euroc, rateHz: 200))
         var k = 0

@@ -38,7 +38,7 @@ import TestSupport
         // The sparse scene (~65 features per frame) keeps this 22 s run to a few seconds in a debug build.
         let frames = Self.sparse.frames(trajectory: traj, duration: duration, pixelNoise: 0.5, seed: 22)
         var config = EstimatorConfiguration()
-        config.pixelNoiseStd = 0.5
+        config.updater.pixelNoiseStd = 0.5
         let run = EstimationRun(estimator: makeEstimator(config), trajectory: traj, imu: imu, frames: frames)
         print(summary("noisy mono", run))
         let idx = run.initializedIndices
@@ -53,7 +53,7 @@ import TestSupport
         // Consistency: error in the frame fixed at initialisation (true pose at init ↔ estimate at init,
         // yaw and origin being the gauge) against the reported 1-σ position std.
         let i0 = idx[0]
-        let yawAlign = SO3(angle: run.truths[i0].R_W_B.headingAngle - run.outputs[i0].T_W_B.rotation.headingAngle,
+        let yawAlign = SO3(angle: run.truths[i0].R_W_B.yaw - run.outputs[i0].T_W_B.rotation.yaw,
                            axis: Vec3(0, 0, 1))
         let offset = run.truths[i0].p_W - yawAlign.act(run.outputs[i0].T_W_B.translation)
         var within = 0
@@ -80,8 +80,8 @@ import TestSupport
                                   accelBias: Vec3(0.02, 0.01, -0.02), noise: .euroc, seed: 81)
         let frames = Self.sparse.frames(trajectory: traj, duration: duration, pixelNoise: 0.5, seed: 82)
         var config = EstimatorConfiguration()
-        config.pixelNoiseStd = 0.5
-        config.firstEstimateJacobians = true
+        config.updater.pixelNoiseStd = 0.5
+        config.state.firstEstimateJacobians = true
         let run = EstimationRun(estimator: makeEstimator(config), trajectory: traj, imu: imu, frames: frames)
         print(summary("FEJ", run))
         let idx = run.initializedIndices
@@ -96,7 +96,7 @@ import TestSupport
         let imu = traj.imuSamples(duration: duration, rateHz: 200)
         let frames = Self.sparse.frames(trajectory: traj, duration: duration, seed: 5)
         var config = EstimatorConfiguration()
-        config.pixelNoiseStd = 0.2
+        config.updater.pixelNoiseStd = 0.2
         let run = EstimationRun(estimator: makeEstimator(config), trajectory: traj, imu: imu, frames: frames)
         print(summary("exact mono", run))
         let errors = run.alignedPositionErrors(run.initializedIndices)
@@ -114,7 +114,7 @@ import TestSupport
         let frames = Self.sparse.frames(trajectory: traj, duration: duration, pixelNoise: 0.5, seed: 32)
         func drift(_ zupt: Bool) -> (Double, Int) {
             var config = EstimatorConfiguration()
-            config.zeroVelocityUpdates = zupt
+            config.zeroVelocity.enabled = zupt
             let run = EstimationRun(estimator: makeEstimator(config), trajectory: traj, imu: imu, frames: frames)
             print(summary(zupt ? "rest with ZUPT" : "rest without ZUPT", run))
             // Frames 40 and 140: t = 2 s and 7 s.
@@ -138,7 +138,7 @@ import TestSupport
         let clean = Self.sparse.frames(trajectory: traj, duration: duration, pixelNoise: 0.5, seed: 42)
         let dirty = Self.sparse.frames(trajectory: traj, duration: duration, pixelNoise: 0.5, outlierRate: 0.05, seed: 42)
         var config = EstimatorConfiguration()
-        config.pixelNoiseStd = 0.5
+        config.updater.pixelNoiseStd = 0.5
         let runClean = EstimationRun(estimator: makeEstimator(config), trajectory: traj, imu: imu, frames: clean)
         let runDirty = EstimationRun(estimator: makeEstimator(config), trajectory: traj, imu: imu, frames: dirty)
         print(summary("clean", runClean))
@@ -168,7 +168,7 @@ import TestSupport
         let imu = traj.imuSamples(duration: duration, rateHz: 200, noise: .euroc, seed: 51)
         let frames = Self.sparse.frames(trajectory: traj, duration: duration, pixelNoise: 0.5, stereo: true, seed: 52)
         var config = EstimatorConfiguration()
-        config.pixelNoiseStd = 0.5
+        config.updater.pixelNoiseStd = 0.5
         let run = EstimationRun(estimator: makeEstimator(config, stereo: true), trajectory: traj, imu: imu, frames: frames)
         print(summary("stereo", run))
         #expect(EstimationRun.rmse(run.alignedPositionErrors(run.initializedIndices)) < 0.02)
@@ -185,7 +185,7 @@ import TestSupport
                                   noise: .euroc, seed: 61)
         let frames = scene.frames(trajectory: traj, duration: duration, pixelNoise: 0.5, seed: 62)
         var config = EstimatorConfiguration()
-        config.pixelNoiseStd = 0.5
+        config.updater.pixelNoiseStd = 0.5
         let vio = VIOEstimator(configuration: config, cameras: [scene.camera], imu: ImuCalibration(noise: .euroc, rateHz: 200))
         let run = EstimationRun(estimator: vio, trajectory: traj, imu: imu, frames: frames)
         let k0 = try #require(run.diagnostics.firstIndex { $0.initialized })
@@ -224,8 +224,8 @@ extension DynamicInitializationTests {
         let frames = scene.frames(trajectory: traj, duration: duration, pixelNoise: 0.5, seed: 64)
         func initialState(iterations: Int) throws -> (biasError: Double, velocityError: Double, tiltDeg: Double) {
             var config = EstimatorConfiguration()
-            config.pixelNoiseStd = 0.5
-            config.gyroBiasIterations = iterations
+            config.updater.pixelNoiseStd = 0.5
+            config.initializer.gyroBiasIterations = iterations
             let vio = VIOEstimator(configuration: config, cameras: [scene.camera], imu: ImuCalibration(noise: .euroc, rateHz: 200))
             let run = EstimationRun(estimator: vio, trajectory: traj, imu: imu, frames: frames)
             let k0 = try #require(run.diagnostics.firstIndex { $0.initialized })
@@ -258,7 +258,7 @@ extension DynamicInitializationTests {
         }
         let frames = scene.frames(trajectory: traj, duration: duration, pixelNoise: 0.5, seed: 72)
         var config = EstimatorConfiguration()
-        config.pixelNoiseStd = 0.5
+        config.updater.pixelNoiseStd = 0.5
         let vio = VIOEstimator(configuration: config, cameras: [scene.camera], imu: ImuCalibration(noise: .euroc, rateHz: 200))
         let run = EstimationRun(estimator: vio, trajectory: traj, imu: imu, frames: frames)
         let states = run.outputs.map(\.trackingState)

@@ -66,16 +66,6 @@ import Testing
 }
 
 @Suite struct GeometryHelperTests {
-    @Test func jacobiEigenRecoversAKnownDecomposition() {
-        let R = SO3(angle: 0.7, axis: Vec3(1, 2, 3).normalized).matrix
-        let m = R * Mat3(diagonal: Vec3(3, 1, 0.25)) * R.transposed
-        let e = SymmetricEigen3(m)
-        #expect(abs(e.values.x - 0.25) < 1e-12 && abs(e.values.y - 1) < 1e-12 && abs(e.values.z - 3) < 1e-12)
-        // Eigenvector of 0.25 is R's third column (up to sign).
-        #expect(abs(abs(e.vectors[0].dot(R.column(2))) - 1) < 1e-10)
-        #expect(abs(abs(e.vectors[2].dot(R.column(0))) - 1) < 1e-10)
-    }
-
     @Test func planeFitFindsTiltedPlane() throws {
         var rng = SeededRandom(seed: 5)
         let n = Vec3(0.2, -0.1, 1).normalized

@@ -1,7 +1,8 @@
 import Foundation
 import Geometry
 
-/// Eigen-decomposition of a symmetric 3×3 matrix by cyclic Jacobi rotations.
+/// Eigen-decomposition of a symmetric 3×3 matrix by cyclic Jacobi rotations, and its closed-form largest
+/// eigenvalue. (Dense symmetric matrices of any size: `Matrix.symmetricEigen()`, LAPACK's dsyevd.)
 ///
 /// `values` are ascending; `vectors[i]` is the unit eigenvector of `values[i]`.
 /// Used for PCA plane fits (the normal is the eigenvector of the smallest eigenvalue).
@@ -41,35 +42,19 @@ public struct SymmetricEigen3: Sendable {
         values = Vec3(a[order[0]][order[0]], a[order[1]][order[1]], a[order[2]][order[2]])
         vectors = order.map { Vec3(v[0][$0], v[1][$0], v[2][$0]).normalized }
     }
-}
 
-/// A least-squares plane through weighted points (PCA of the weighted covariance).
-public struct FittedPlane: Equatable, Sendable {
-    /// Weighted centroid, world, metres.
-    public var centroid: Vec3
-    /// Unit normal (sign arbitrary unless the caller orients it).
-    public var normal: Vec3
-    /// RMS distance of the points to the plane, metres.
-    public var rms_m: Double
-    /// Number of points used.
-    public var count: Int
-
-    /// Fits a plane to `points` with optional `weights` (defaults to 1); `nil` for fewer than 3 points
-    /// or a degenerate (collinear) set.
-    public static func fit(_ points: [Vec3], weights: [Double]? = nil) -> FittedPlane? {
-        guard points.count >= 3 else { return nil }
-        let w = weights ?? [Double](repeating: 1, count: points.count)
-        let wsum = w.reduce(0, +)
-        guard wsum > 0 else { return nil }
-        var c = Vec3.zero
-        for (p, wi) in zip(points, w) { c += wi * p }
-        c /= wsum
-        var cov = Mat3.zero
-        for (p, wi) in zip(points, w) { cov = cov + wi * Mat3.outer(p - c, p - c) }
-        cov = (1 / wsum) * cov
-        let eig = SymmetricEigen3(cov)
-        guard eig.values.y > 1e-12 else { return nil } // collinear or coincident
-        let n = eig.vectors[0]
-        return FittedPlane(centroid: c, normal: n, rms_m: Swift.max(0, eig.values.x).squareRoot(), count: points.count)
+    /// The largest eigenvalue of a symmetric 3×3 matrix in closed form (Smith 1961: the trigonometric
+    /// solution of the characteristic cubic), without the eigenvectors; a few flops against Jacobi's
+    /// sweeps, for the per-frame 1-σ of a covariance block.
+    public static func largestEigenvalue(_ a: Mat3) -> Double {
+        let p1 = a[0, 1] * a[0, 1] + a[0, 2] * a[0, 2] + a[1, 2] * a[1, 2]
+        let q = a.trace / 3
+        if p1 < 1e-300 { return max(a[0, 0], a[1, 1], a[2, 2]) }
+        let p2 = (a[0, 0] - q) * (a[0, 0] - q) + (a[1, 1] - q) * (a[1, 1] - q) + (a[2, 2] - q) * (a[2, 2] - q) + 2 * p1
+        let p = (p2 / 6).squareRoot()
+        let b = (1 / p) * (a - q * Mat3.identity)
+        let r = max(-1, min(1, b.determinant / 2))
+        let phi = acos(r) / 3
+        return q + 2 * p * cos(phi)
     }
 }

@@ -1,0 +1,61 @@
+import Foundation
+import Geometry
+import Sensors
+
+/// Chooses between static and dynamic initialisation (OpenVINS' `InertialInitializer`) and keeps the window
+/// of recent frames the dynamic one needs.
+///
+/// Per frame while the filter is not initialised (`tryInitialize`): the frame joins the window (the last
+/// `dynamicWindow` seconds); then
+/// 1. when the image is still (median disparity ≤ `stillDisparityPx`, or unknown) the `StaticInitializer`
+///    tries the last `staticWindow` of IMU (rest test);
+/// 2. otherwise, when `dynamicInitialization` is on and the window spans at least 90 % of `dynamicWindow`,
+///    the `DynamicInitializer` aligns the window's tracks with the IMU.
+/// A still image with a moving IMU (or a moving image with a resting IMU) initialises neither way.
+struct InertialInitializer {
+    /// How the filter was initialised.
+    enum Method: Equatable { case staticRest, dynamicAlignment }
+
+    /// The initial inertial state (at the time the method reports, at most the frame's) and its covariance.
+    struct Result {
+        var state: ImuState
+        var covariance: Mat15
+        var method: Method
+    }
+
+    let options: InertialInitializerOptions
+    private let staticInitializer: StaticInitializer
+    private let dynamicInitializer: DynamicInitializer
+    /// Recent frames (oldest first), for the dynamic initialiser.
+    private(set) var window: [DynamicInitializer.WindowFrame] = []
+
+    init(configuration: EstimatorConfiguration, cameras: [CameraCalibration], imu: ImuCalibration) {
+        options = configuration.initializer
+        staticInitializer = StaticInitializer(configuration: configuration, imu: imu)
+        dynamicInitializer = DynamicInitializer(configuration: configuration, cameras: cameras, noise: imu.noise)
+    }
+
+    /// Adds `frame` to the window and tries to initialise at its time (see the type's documentation).
+    /// `disparityPx` is the frame's median image motion (nil: unknown); `gyroBiasPrior` the dynamic
+    /// initialiser's prior bias (zero at a cold start, the last estimate after a reset).
+    mutating func tryInitialize(frame: FeatureFrame, disparityPx: Double?, buffer: ImuBuffer, gyroBiasPrior: Vec3) -> Result? {
+        window.append(DynamicInitializer.WindowFrame(t_ns: frame.t_ns, observations: frame.observations))
+        let windowStart = frame.t_ns - Time.nanoseconds(options.dynamicWindow)
+        window.removeAll { $0.t_ns < windowStart }
+        // At rest (and a still image, when we can tell): the static initialiser.
+        let stillImage = disparityPx.map { $0 <= options.stillDisparityPx } ?? true
+        if stillImage, let ini = staticInitializer.initialize(samples: buffer.samples, endingAt: frame.t_ns) {
+            return Result(state: ini.state, covariance: ini.covariance, method: .staticRest)
+        }
+        // In motion: visual-inertial alignment over the window.
+        if options.dynamicInitialization, !stillImage, let oldest = window.first,
+           Double(frame.t_ns - oldest.t_ns) * 1e-9 >= 0.9 * options.dynamicWindow,
+           let ini = dynamicInitializer.initialize(frames: window, buffer: buffer, gyroBias: gyroBiasPrior) {
+            return Result(state: ini.state, covariance: ini.covariance, method: .dynamicAlignment)
+        }
+        return nil
+    }
+
+    /// Forgets the window (after a successful initialisation, or a reset).
+    mutating func reset() { window.removeAll() }
+}
