@@ -40,6 +40,10 @@ public struct StateOptions: Equatable, Sendable {
     public var firstEstimateJacobians: Bool = false
     /// The camera–IMU time offset `t_d` (OpenVINS' `calib_camimu_dt`).
     public var timeOffset = TimeOffsetOptions()
+    /// Measure the IMU's white noise from its samples (`ImuNoiseEstimator`: vibration on a vehicle is often
+    /// 10–30× the datasheet density) and propagate with the measured densities where they exceed the
+    /// calibration's. Off: the calibration's densities as given.
+    public var adaptiveImuNoise: Bool = true
 
     /// The default options.
     public init() {}

@@ -20,9 +20,15 @@ import Sensors
 /// `σ_a² Δt³/4` to δp (with `σ_a² Δt²/2` p–v correlation). The bias random walks σ_wg, σ_wa
 /// (units/s/√Hz) add `σ_w² Δt` to the biases.
 struct ImuPropagator {
-    var noise: ImuNoiseModel
+    /// White-noise densities per body axis and bias random walks (see `ImuNoiseEstimator`).
+    var noise: AxisNoise
     /// World gravity vector, m/s² (`(0, 0, -g)`).
     var gravity_W: Vec3
+
+    init(noise: ImuNoiseModel, gravity_W: Vec3) {
+        self.noise = AxisNoise(noise)
+        self.gravity_W = gravity_W
+    }
 
     /// Propagates `state` to `t_ns` using `buffer`; returns the accumulated Φ and Q of the interval.
     /// Does nothing (identity Φ, zero Q) when `t_ns ≤ state.t_ns`.
@@ -36,8 +42,9 @@ struct ImuPropagator {
             let a = knots[k], b = knots[k + 1]
             let dt = Double(b.t_ns - a.t_ns) * 1e-9
             if dt <= 0 { continue }
+            let R_W_Ba = state.R_W_B
             let stepPhi = step(&state, a: a, b: b, dt: dt)
-            let stepQ = noiseCovariance(dt: dt)
+            let stepQ = noiseCovariance(dt: dt, R_W_B: R_W_Ba)
             phi = stepPhi * phi
             q = stepPhi.sandwich(q) + stepQ
         }
@@ -118,21 +125,35 @@ struct ImuPropagator {
         return f
     }
 
-    /// Discrete process noise of one step of length `dt` seconds (see the type's documentation).
-    func noiseCovariance(dt: Double) -> Mat15 {
+    /// Discrete process noise of one step of length `dt` seconds starting at attitude `R_W_B` (see the
+    /// type's documentation). The densities are per body axis: the attitude noise is diagonal in B, the
+    /// velocity and position noise is `R diag(σ_a²) Rᵀ` in W (the same as before for equal axes).
+    func noiseCovariance(dt: Double, R_W_B: SO3) -> Mat15 {
         var q = Mat15()
-        let sg2 = noise.gyroscopeNoiseDensity * noise.gyroscopeNoiseDensity
-        let sa2 = noise.accelerometerNoiseDensity * noise.accelerometerNoiseDensity
-        let swg2 = noise.gyroscopeRandomWalk * noise.gyroscopeRandomWalk
-        let swa2 = noise.accelerometerRandomWalk * noise.accelerometerRandomWalk
+        let sg2 = noise.gyroDensity_B * noise.gyroDensity_B
+        let sa2 = noise.accelDensity_B * noise.accelDensity_B
+        let swg2 = noise.gyroRandomWalk * noise.gyroRandomWalk
+        let swa2 = noise.accelRandomWalk * noise.accelRandomWalk
+        let isotropicAccel = sa2.x == sa2.y && sa2.y == sa2.z
+        let R = R_W_B.matrix
         for i in 0..<3 {
-            q[ErrorIndex.theta + i, ErrorIndex.theta + i] = sg2 * dt
-            q[ErrorIndex.velocity + i, ErrorIndex.velocity + i] = sa2 * dt
-            q[ErrorIndex.position + i, ErrorIndex.position + i] = sa2 * dt * dt * dt / 4
-            q[ErrorIndex.position + i, ErrorIndex.velocity + i] = sa2 * dt * dt / 2
-            q[ErrorIndex.velocity + i, ErrorIndex.position + i] = sa2 * dt * dt / 2
+            q[ErrorIndex.theta + i, ErrorIndex.theta + i] = sg2[i] * dt
             q[ErrorIndex.gyroBias + i, ErrorIndex.gyroBias + i] = swg2 * dt
             q[ErrorIndex.accelBias + i, ErrorIndex.accelBias + i] = swa2 * dt
+            for j in 0..<3 {
+                // (R diag(σ_a²) Rᵀ)_ij; exactly σ_a² δ_ij when the axes agree.
+                var sa2W = 0.0
+                if isotropicAccel {
+                    sa2W = i == j ? sa2.x : 0
+                } else {
+                    for k in 0..<3 { sa2W += R[i, k] * sa2[k] * R[j, k] }
+                }
+                guard sa2W != 0 else { continue }
+                q[ErrorIndex.velocity + i, ErrorIndex.velocity + j] = sa2W * dt
+                q[ErrorIndex.position + i, ErrorIndex.position + j] = sa2W * dt * dt * dt / 4
+                q[ErrorIndex.position + i, ErrorIndex.velocity + j] = sa2W * dt * dt / 2
+                q[ErrorIndex.velocity + i, ErrorIndex.position + j] = sa2W * dt * dt / 2
+            }
         }
         return q
     }

@@ -34,7 +34,9 @@ public final class VIOEstimator {
     private var features = FeatureDatabase()
     /// Static or dynamic initialisation, with its window of recent frames.
     private var initializer: InertialInitializer
-    private let propagator: ImuPropagator
+    private var propagator: ImuPropagator
+    /// The IMU's measured white-noise level (vibration included), when `state.adaptiveImuNoise` is on.
+    private var noiseEstimator: ImuNoiseEstimator?
     private let msckf: MsckfUpdater
     private let zupt: ZeroVelocityUpdater
     private let mapUpdater: MapPointUpdater
@@ -68,6 +70,10 @@ public final class VIOEstimator {
         mapUpdater = MapPointUpdater(cameras: cameras, pixelNoiseStd: configuration.updater.pixelNoiseStd,
                                      gateProbability: configuration.updater.mapChi2GateProbability)
         R_B_S = imu.T_B_S.rotation
+        if configuration.state.adaptiveImuNoise {
+            let frameInterval = cameras[0].rateHz > 0 ? 1 / cameras[0].rateHz : 0.05
+            noiseEstimator = ImuNoiseEstimator(frameInterval: frameInterval, imuRateHz: imu.rateHz > 0 ? imu.rateHz : 200)
+        }
     }
 
     /// The covariance of the current pose error `[δθ (body, right), δp]`, 6×6 row-major, nil before
@@ -77,13 +83,18 @@ public final class VIOEstimator {
         return (0..<36).map { f.covariance($0 / 6, $0 % 6) }
     }
 
+    /// The IMU noise the propagation uses now: the calibration's, or (with `state.adaptiveImuNoise`) the measured
+    /// densities where they are larger.
+    public var imuNoiseInUse: AxisNoise { propagator.noise }
+
     /// True once the filter is initialised (and not reset since).
     public var isInitialized: Bool { filter != nil }
 
     /// Adds one IMU sample (in the IMU frame S, bias and noise included). Samples not newer than the
     /// previous one, or not finite, are ignored.
     public func addImu(_ s: ImuSample) {
-        buffer.append(ImuSample(t_ns: s.t_ns, gyro_B: R_B_S.act(s.gyro_B), accel_B: R_B_S.act(s.accel_B)))
+        let sample_B = ImuSample(t_ns: s.t_ns, gyro_B: R_B_S.act(s.gyro_B), accel_B: R_B_S.act(s.accel_B))
+        if buffer.append(sample_B) { noiseEstimator?.add(sample_B) }
     }
 
     /// Processes one frame of feature observations and returns the estimate at the frame's time.
@@ -108,6 +119,7 @@ public final class VIOEstimator {
 
         guard !buffer.isEmpty else { return output(frame.t_ns, state: .notAvailable, diag: diag) }
 
+        if let estimator = noiseEstimator { propagator.noise = estimator.effectiveNoise(floor: imu.noise) }
         guard var state = filter else {
             if initialize(frame, disparity: disparity, diag: &diag) { return finish(frame, diag: &diag) }
             return output(frame.t_ns, state: .limited(relocalizing ? .relocalizing : .initializing), diag: diag)
@@ -234,6 +246,9 @@ public final class VIOEstimator {
     /// Forgets everything (as after construction).
     public func reset() {
         filter = nil; features.removeAll(); buffer = ImuBuffer(); previousFrame = [:]; initializer.reset()
+        if let e = noiseEstimator { noiseEstimator = ImuNoiseEstimator(blockSamples: e.blockSamples, windowBlocks: e.windowBlocks,
+                                                                       minimumBlocks: e.minimumBlocks) }
+        propagator.noise = AxisNoise(imu.noise)
         lastFrameTime = nil; relocalizing = false; failedStreak = 0; lastGood = nil; lastOutput = nil
         lastGoodTimeOffset_s = nil
     }

@@ -54,6 +54,9 @@ struct RunCommand: ParsableCommand {
     @Flag(help: "Do not re-observe mapped points (map reuse holds the drift; turn it off to compare).")
     var noMapReuse = false
 
+    @Flag(help: "Propagate with the IMU calibration's noise densities as given, instead of measuring the IMU's real white noise (vibration) from its samples and using it where it is larger.")
+    var calibratedImuNoise = false
+
     @Flag(help: "Pace the replay like the recording instead of running as fast as possible.")
     var realtime = false
 
@@ -123,6 +126,7 @@ struct RunCommand: ParsableCommand {
         options.maxSeconds = seconds
         options.realtime = realtime
         options.mapReuse.enabled = !noMapReuse
+        options.estimator.state.adaptiveImuNoise = !calibratedImuNoise
         var writers: [StreamWriter] = []
         var child: Process?
         if let pipe {
