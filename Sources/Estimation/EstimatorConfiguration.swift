@@ -85,6 +85,9 @@ public struct UpdaterOptions: Equatable, Sendable {
     public var chi2GateProbability: Double = 0.95
     /// Chi-square gate probability for one re-observed map point (2 dof; see `addMapObservations`).
     public var mapChi2GateProbability: Double = 0.95
+    /// Landmarks report a σ that includes the filter's tilt uncertainty times their distance (so that map reuse
+    /// and the world layer do not take points triangulated before the gravity direction converged as exact).
+    public var landmarkStdIncludesTilt: Bool = true
     /// Points closer than this to the anchor camera are rejected, metres.
     public var minDepth: Double = 0.1
     /// Points farther than this from the anchor camera are rejected, metres.

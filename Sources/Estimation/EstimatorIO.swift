@@ -46,8 +46,8 @@ public struct Landmark: Equatable, Sendable {
     public var id: Int
     /// Position in the world frame W, metres.
     public var p_W: Vec3
-    /// Approximate 1-σ position uncertainty, metres (from the triangulation geometry and pixel noise;
-    /// the pose uncertainty is not included).
+    /// Approximate 1-σ position uncertainty, metres: the triangulation's (geometry and pixel noise) and the
+    /// filter's tilt uncertainty times the point's distance; the position and yaw gauge are not included.
     public var std_m: Double
 
     /// A point `p_W` (metres, in W) with its 1-σ accuracy `std_m` (metres).

@@ -245,6 +245,14 @@ struct FilterState {
         SymmetricEigen3.largestEigenvalue(covarianceBlock(ErrorIndex.velocity, ErrorIndex.velocity)).squareRoot()
     }
 
+    /// 1-σ uncertainty of the gravity direction (tilt: roll and pitch in the world frame), radians: with the
+    /// body-frame attitude error δθ, the world-frame error is `R δθ`, whose x and y components tilt the body.
+    var tiltStd: Double {
+        let R = imu.R_W_B.matrix
+        let sigmaW = R * covarianceBlock(ErrorIndex.theta, ErrorIndex.theta) * R.transposed
+        return max(0, 0.5 * (sigmaW[0, 0] + sigmaW[1, 1])).squareRoot()
+    }
+
     /// True when the mean and covariance are finite and the covariance diagonal is non-negative.
     var isHealthy: Bool {
         guard imu.isFinite else { return false }

@@ -170,7 +170,7 @@ public final class VIOEstimator {
         diag.msckfFailed = result.failedTriangulation
         diag.msckfRows = result.rows
         diag.droppedObservations = result.droppedObservations
-        diag.landmarks = result.landmarks
+        diag.landmarks = withAttitudeUncertainty(result.landmarks, state: state)
         // A failing frame: features were there, the gate rejected many and (almost) none passed.
         // Triangulation failures alone do not count: slow motion gives short tracks no parallax.
         if result.rejectedByGate >= 5, result.accepted * 5 < result.rejectedByGate {
@@ -254,6 +254,22 @@ public final class VIOEstimator {
     }
 
     // MARK: - Internals
+
+    /// The landmarks with the filter's tilt uncertainty added to their σ: a point at distance d from the
+    /// camera triangulated while the gravity direction is uncertain by σ_tilt sits wrong by about d·σ_tilt,
+    /// which the triangulation's own σ (pixel noise and geometry, poses taken as exact) does not include.
+    /// Position and yaw are the unobservable gauge and stay out: map reuse exists to correct their drift.
+    private func withAttitudeUncertainty(_ landmarks: [Landmark], state: FilterState) -> [Landmark] {
+        guard configuration.updater.landmarkStdIncludesTilt else { return landmarks }
+        let tilt = state.tiltStd
+        let p_W_C = (state.imu.T_W_B * cameras[0].T_B_C).translation
+        return landmarks.map { l in
+            var out = l
+            let d = (l.p_W - p_W_C).norm
+            out.std_m = (l.std_m * l.std_m + d * d * tilt * tilt).squareRoot()
+            return out
+        }
+    }
 
     /// The IMU time at which the image stamped `t` was taken, `t + t_d` (t_d clamped to `maxMagnitude_s`).
     private func imuTime(ofImage t: TimestampNs, offset: Double) -> TimestampNs {

@@ -222,10 +222,10 @@ public enum RecordingDatasetWriter {
         try copy(rec.imuYamlPath, mav + "/imu0/sensor.yaml")
         if let body = rec.bodyYamlPath { try copy(body, mav + "/body.yaml") }
 
-        // Ground truth: the recording's rows in the span, through the simulator's ASL writer.
+        // Ground truth: the recording's rows in the span, through Sensors' ASL ground-truth writer.
         let gt = rec.groundTruth.filter { span.contains($0.t_ns) }
         try mkdir(mav + "/state_groundtruth_estimate0")
-        try write(Data(AslText.groundTruthCSV(gt).utf8), mav + "/state_groundtruth_estimate0/data.csv")
+        try write(Data(TrajectoryFile.formatASLGroundTruth(gt).utf8), mav + "/state_groundtruth_estimate0/data.csv")
         if let y = rec.groundTruthYamlPath {
             try copy(y, mav + "/state_groundtruth_estimate0/sensor.yaml")
         } else {
