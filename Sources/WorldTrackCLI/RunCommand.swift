@@ -57,6 +57,12 @@ struct RunCommand: ParsableCommand {
     @Flag(help: "Propagate with the IMU calibration's noise densities as given, instead of measuring the IMU's real white noise (vibration) from its samples and using it where it is larger.")
     var calibratedImuNoise = false
 
+    @Option(help: "Camera–IMU time offset to start from, milliseconds: the image stamped t was taken at IMU time t + offset (|offset| ≤ 50).")
+    var timeOffsetMs: Double = 0
+
+    @Flag(help: "Keep the camera–IMU time offset fixed at --time-offset-ms instead of estimating it (hardware-synchronised sensors).")
+    var fixedTimeOffset = false
+
     @Flag(help: "Pace the replay like the recording instead of running as fast as possible.")
     var realtime = false
 
@@ -127,6 +133,11 @@ struct RunCommand: ParsableCommand {
         options.realtime = realtime
         options.mapReuse.enabled = !noMapReuse
         options.estimator.state.adaptiveImuNoise = !calibratedImuNoise
+        guard timeOffsetMs.isFinite, abs(timeOffsetMs) <= options.estimator.state.timeOffset.maxMagnitude_s * 1000 else {
+            throw CLIError.badInput("--time-offset-ms \(timeOffsetMs): must be a number of milliseconds within ±\(Int(options.estimator.state.timeOffset.maxMagnitude_s * 1000))")
+        }
+        options.estimator.state.timeOffset.initial_s = timeOffsetMs / 1000
+        options.estimator.state.timeOffset.estimate = !fixedTimeOffset
         var writers: [StreamWriter] = []
         var child: Process?
         if let pipe {
