@@ -45,7 +45,7 @@ struct VibratingImuTests {
     static func ate(_ path: String, measuredNoise: Bool) throws -> Double {
         let dataset = try ASLDataset(path: path)
         var options = PipelineOptions()
-        options.estimator.adaptiveImuNoise = measuredNoise
+        options.estimator.state.adaptiveImuNoise = measuredNoise
         let summary = try TrackingPipeline(dataset: dataset, options: options).run()
         let groundTruth = try TrajectoryLoader.load(path: path).poses
         return try Evaluator.evaluate(estimate: summary.bodyTrajectory, groundTruth: groundTruth,
