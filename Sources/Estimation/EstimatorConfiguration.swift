@@ -166,6 +166,50 @@ public struct TrackingOptions: Equatable, Sendable {
     public var maxVelocityStd: Double = 2
     /// This many consecutive frames whose visual update rejected (nearly) every feature → reset.
     public var maxFailedUpdateStreak: Int = 20
+    /// Gaps in the IMU or camera data → `.limited(.sensorGap)`, and how the filter bridges an IMU gap.
+    public var sensorGap = SensorGapOptions()
+
+    /// The default options.
+    public init() {}
+}
+
+/// Gaps in the sensor data (`VIOEstimator`): missing IMU samples or missing camera frames.
+///
+/// **IMU gap.** Two consecutive IMU samples farther apart than `imuGap_s(imuRateHz:)` (or a frame beyond the last
+/// sample by more than that) leave the propagation without measurements. Across such a span the filter does not
+/// integrate an interpolated or held sample; it predicts with a constant-velocity, constant-attitude motion model
+/// (`p += v Δt`, `v` and `R_W_B` held, biases held) and adds the motion model's process noise per step (the frame
+/// interval): an unknown angular rate of 1-σ `gapAngularRateStd` and acceleration of 1-σ `gapAccelStd`
+/// (`ImuPropagator.gapStep`). The camera's visual updates carry on through the gap.
+///
+/// **Camera gap.** A frame arriving `cameraGap_s` or more after the previous one.
+///
+/// Either puts the tracking state to `.limited(.sensorGap)` for the frames it touches and until the filter has
+/// recovered: at least `recoverySeconds` after the gap ended and the velocity 1-σ under
+/// `TrackingOptions.normalVelocityStd` again.
+public struct SensorGapOptions: Equatable, Sendable {
+    /// Detect gaps (off: the IMU is interpolated across a gap as before, and no frame is `.sensorGap`).
+    public var enabled: Bool = true
+    /// An IMU gap is longer than this many nominal sample periods (`1 / imuRateHz`) …
+    public var imuGapPeriods: Double = 5
+    /// … and longer than this, seconds.
+    public var minImuGap_s: Double = 0.025
+    /// A frame this long after the previous one, or later, follows a camera gap, seconds.
+    public var cameraGap_s: Double = 0.5
+    /// 1-σ of the unknown angular rate per step of the motion model across an IMU gap, rad/s (handheld: turns of
+    /// up to about 1 rad/s).
+    public var gapAngularRateStd: Double = 1.0
+    /// 1-σ of the unknown acceleration per step of the motion model across an IMU gap, m/s² (handheld: a few).
+    public var gapAccelStd: Double = 3.0
+    /// Tracking stays `.limited(.sensorGap)` at least this long after a gap ends, seconds.
+    public var recoverySeconds: Double = 0.5
+
+    /// The IMU gap threshold for an IMU at `imuRateHz` (≤ 0: 200 Hz assumed), seconds:
+    /// `max(imuGapPeriods / imuRateHz, minImuGap_s)` (200 Hz: 25 ms).
+    public func imuGap_s(imuRateHz: Double) -> Double {
+        let rate = imuRateHz > 0 ? imuRateHz : 200
+        return max(imuGapPeriods / rate, minImuGap_s)
+    }
 
     /// The default options.
     public init() {}

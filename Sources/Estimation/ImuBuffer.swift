@@ -61,6 +61,25 @@ struct ImuBuffer {
         return out
     }
 
+    /// True when the span `[t0, t1]` lies in a gap of the data: the stored samples around it (the last at or
+    /// before `t0`, the first at or after `t1`) are more than `limit_ns` apart, or there is none after `t1` and
+    /// `t1` is more than `limit_ns` past the last one. Before the first sample there is no gap (nothing to miss).
+    func isGap(from t0: TimestampNs, to t1: TimestampNs, longerThan limit_ns: Int64) -> Bool {
+        // First index with t > t0; the sample before it is the last at or before t0.
+        var lo = 0, hi = samples.count
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if samples[mid].t_ns <= t0 { lo = mid + 1 } else { hi = mid }
+        }
+        guard lo > 0 else { return false }
+        let before = samples[lo - 1].t_ns
+        var i = lo
+        while i < samples.count, samples[i].t_ns < t1 { i += 1 }
+        let after = i < samples.count ? samples[i].t_ns : t1
+        if i > lo { return false } // a stored sample inside the span: its neighbours bound the gap instead
+        return after - before > limit_ns
+    }
+
     /// The samples with `t0 < t ≤ t1`.
     func samples(after t0: TimestampNs, through t1: TimestampNs) -> ArraySlice<ImuSample> {
         guard let lo = samples.firstIndex(where: { $0.t_ns > t0 }) else { return [] }

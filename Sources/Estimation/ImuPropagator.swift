@@ -33,23 +33,76 @@ struct ImuPropagator {
     /// Propagates `state` to `t_ns` using `buffer`; returns the accumulated Φ and Q of the interval.
     /// Does nothing (identity Φ, zero Q) when `t_ns ≤ state.t_ns`.
     func propagate(_ state: inout ImuState, to t_ns: TimestampNs, buffer: ImuBuffer) -> (phi: Mat15, q: Mat15) {
+        let r = propagate(&state, to: t_ns, buffer: buffer, gap: nil)
+        return (r.phi, r.q)
+    }
+
+    /// As `propagate(_:to:buffer:)`, but spans of `[state.t_ns, t_ns]` that lie in a gap of the IMU data longer
+    /// than `gap.limit_ns` (`ImuBuffer.isGap`) are bridged with `gapStep` (constant velocity and attitude, the
+    /// motion model's noise) instead of integrating an interpolated or held sample. Returns the seconds bridged.
+    func propagate(_ state: inout ImuState, to t_ns: TimestampNs, buffer: ImuBuffer,
+                   gap: GapModel?) -> (phi: Mat15, q: Mat15, gapSeconds: Double) {
         var phi = Mat15.identity
         var q = Mat15()
-        guard t_ns > state.t_ns else { return (phi, q) }
+        var gapSeconds = 0.0
+        guard t_ns > state.t_ns else { return (phi, q, 0) }
         let knots = buffer.knots(from: state.t_ns, to: t_ns)
-        guard knots.count >= 2 else { return (phi, q) }
+        guard knots.count >= 2 else { return (phi, q, 0) }
         for k in 0..<(knots.count - 1) {
             let a = knots[k], b = knots[k + 1]
             let dt = Double(b.t_ns - a.t_ns) * 1e-9
             if dt <= 0 { continue }
             let R_W_Ba = state.R_W_B
-            let stepPhi = step(&state, a: a, b: b, dt: dt)
-            let stepQ = noiseCovariance(dt: dt, R_W_B: R_W_Ba)
+            let stepPhi: Mat15, stepQ: Mat15
+            if let gap, buffer.isGap(from: a.t_ns, to: b.t_ns, longerThan: gap.limit_ns) {
+                (stepPhi, stepQ) = gapStep(&state, dt: dt, model: gap)
+                gapSeconds += dt
+            } else {
+                stepPhi = step(&state, a: a, b: b, dt: dt)
+                stepQ = noiseCovariance(dt: dt, R_W_B: R_W_Ba)
+            }
             phi = stepPhi * phi
             q = stepPhi.sandwich(q) + stepQ
         }
         state.t_ns = t_ns
-        return (phi, q)
+        return (phi, q, gapSeconds)
+    }
+
+    /// How spans without IMU data are bridged (see `SensorGapOptions`).
+    struct GapModel {
+        /// Spans between stored samples longer than this are gaps, ns.
+        var limit_ns: Int64
+        /// 1-σ of the unknown angular rate over one step, rad/s.
+        var angularRateStd: Double
+        /// 1-σ of the unknown acceleration over one step, m/s².
+        var accelStd: Double
+    }
+
+    /// One step of `dt` seconds without IMU data: constant velocity and attitude (`p += v Δt`), biases held.
+    /// Φ is the identity with `Φ_pv = Δt I`; Q is the motion model's, an unknown angular rate (σ_ω) and acceleration
+    /// (σ_a) constant over the step (the piecewise-constant white-acceleration model; the steps across a gap are the
+    /// frame intervals): attitude `(σ_ω Δt)²`, velocity `(σ_a Δt)²`, position `σ_a² Δt⁴/4`, p–v `σ_a² Δt³/2`;
+    /// plus the biases' random walks.
+    func gapStep(_ s: inout ImuState, dt: Double, model: GapModel) -> (Mat15, Mat15) {
+        s.p_W = s.p_W + s.v_W * dt
+        var f = Mat15.identity
+        f.setBlock(ErrorIndex.position, ErrorIndex.velocity, dt * Mat3.identity)
+        var q = Mat15()
+        let sw2 = model.angularRateStd * model.angularRateStd
+        let sa2 = model.accelStd * model.accelStd
+        let swg2 = noise.gyroRandomWalk * noise.gyroRandomWalk
+        let swa2 = noise.accelRandomWalk * noise.accelRandomWalk
+        let dt2 = dt * dt
+        for i in 0..<3 {
+            q[ErrorIndex.theta + i, ErrorIndex.theta + i] = sw2 * dt2
+            q[ErrorIndex.velocity + i, ErrorIndex.velocity + i] = sa2 * dt2
+            q[ErrorIndex.position + i, ErrorIndex.position + i] = sa2 * dt2 * dt2 / 4
+            q[ErrorIndex.position + i, ErrorIndex.velocity + i] = sa2 * dt2 * dt / 2
+            q[ErrorIndex.velocity + i, ErrorIndex.position + i] = sa2 * dt2 * dt / 2
+            q[ErrorIndex.gyroBias + i, ErrorIndex.gyroBias + i] = swg2 * dt
+            q[ErrorIndex.accelBias + i, ErrorIndex.accelBias + i] = swa2 * dt
+        }
+        return (f, q)
     }
 
     /// Replaces the attitude columns of an interval's Φ by their first-estimate form: with `first` the

@@ -10,6 +10,10 @@ public enum TrackingState: Equatable, Hashable, Sendable, CustomStringConvertibl
         case insufficientFeatures
         /// The filter diverged and was reset; it is re-initialising.
         case relocalizing
+        /// IMU samples or camera frames are missing (a gap in the data): the pose is predicted or bridged with
+        /// inflated uncertainty, and stays limited until the filter has recovered after the gap. (Not in ARKit,
+        /// whose sensors do not drop out.)
+        case sensorGap
     }
 
     /// No estimate yet (no IMU data or no frame).

@@ -53,6 +53,10 @@ public final class VIOEstimator {
     private var lastOutput: EstimatorOutput?
     /// The filter has reported `.normal` since the last (re-)initialisation.
     private var normalSinceInit = false
+    /// How spans without IMU data are bridged; nil when gap detection is off.
+    private let gapModel: ImuPropagator.GapModel?
+    /// Time of the last frame touched by a sensor gap while the filter has not recovered from it, ns.
+    private var lastGapFrame_ns: TimestampNs?
 
     /// Diagnostics of the last frame (for tests and logs).
     public private(set) var lastDiagnostics = EstimatorDiagnostics()
@@ -70,6 +74,11 @@ public final class VIOEstimator {
         mapUpdater = MapPointUpdater(cameras: cameras, pixelNoiseStd: configuration.updater.pixelNoiseStd,
                                      gateProbability: configuration.updater.mapChi2GateProbability)
         R_B_S = imu.T_B_S.rotation
+        let gapOptions = configuration.tracking.sensorGap
+        gapModel = gapOptions.enabled
+            ? ImuPropagator.GapModel(limit_ns: Time.nanoseconds(gapOptions.imuGap_s(imuRateHz: imu.rateHz)),
+                                     angularRateStd: gapOptions.gapAngularRateStd, accelStd: gapOptions.gapAccelStd)
+            : nil
         if configuration.state.adaptiveImuNoise {
             let frameInterval = cameras[0].rateHz > 0 ? 1 / cameras[0].rateHz : 0.05
             noiseEstimator = ImuNoiseEstimator(frameInterval: frameInterval, imuRateHz: imu.rateHz > 0 ? imu.rateHz : 200)
@@ -128,10 +137,20 @@ public final class VIOEstimator {
         // Propagate to the IMU time the image was taken at, t_cam + t̂_d (never backwards).
         let poseTime = max(imuTime(ofImage: frame.t_ns, offset: state.timeOffset_s), state.imu.t_ns)
         var imuState = state.imu
-        var (phi, q) = propagator.propagate(&imuState, to: poseTime, buffer: buffer)
+        var (phi, q, gapSeconds) = propagator.propagate(&imuState, to: poseTime, buffer: buffer, gap: gapModel)
+        diag.imuGapSeconds = gapSeconds
+        // A camera gap: this frame comes long after the previous one.
+        let cameraGap = configuration.tracking.sensorGap.enabled && previousFrameTime.map {
+            Time.seconds(frame.t_ns - $0) >= configuration.tracking.sensorGap.cameraGap_s
+        } ?? false
+        if gapSeconds > 0 || cameraGap {
+            diag.sensorGap = true
+            lastGapFrame_ns = frame.t_ns
+        }
         // FEJ only once converged: first estimates from the start-up transient would pin bad linearisation
-        // points (until then the clones' first estimates follow the updates, see `finish`).
-        if configuration.state.firstEstimateJacobians, normalSinceInit, let first = imuFirstEstimate, first.t_ns == state.imu.t_ns {
+        // points (until then the clones' first estimates follow the updates, see `finish`). Not across an IMU
+        // gap: the motion model's Φ is not the inertial one the first-estimate form replaces.
+        if configuration.state.firstEstimateJacobians, normalSinceInit, gapSeconds == 0, let first = imuFirstEstimate, first.t_ns == state.imu.t_ns {
             propagator.applyFirstEstimates(&phi, first: first, end: imuState)
         }
         imuFirstEstimate = imuState // the prior at this frame is the next interval's first estimate
@@ -143,7 +162,7 @@ public final class VIOEstimator {
         let shift = poseTime - frame.t_ns // the interval in IMU time
         let intervalStart = max(previousFrameTime ?? (frame.t_ns - nominal), frame.t_ns - 4 * nominal) + shift
         let interval = buffer.samples(after: intervalStart, through: poseTime)
-        if configuration.zeroVelocity.enabled, let stats = zupt.statistics(interval),
+        if configuration.zeroVelocity.enabled, !diag.sensorGap, let stats = zupt.statistics(interval),
            disparity.map({ $0 <= configuration.zeroVelocity.stillDisparityPx }) ?? true,
            zupt.imuSaysStill(stats, state: state), zupt.update(state: &state, stats: stats) {
             diag.zeroVelocityUpdate = true
@@ -250,7 +269,7 @@ public final class VIOEstimator {
                                                                        minimumBlocks: e.minimumBlocks) }
         propagator.noise = AxisNoise(imu.noise)
         lastFrameTime = nil; relocalizing = false; failedStreak = 0; lastGood = nil; lastOutput = nil
-        lastGoodTimeOffset_s = nil
+        lastGoodTimeOffset_s = nil; lastGapFrame_ns = nil
     }
 
     // MARK: - Internals
@@ -325,6 +344,11 @@ public final class VIOEstimator {
         if state.velocityStd > configuration.tracking.normalVelocityStd, !normalSinceInit {
             // Still converging after (re-)initialisation.
             tracking = .limited(relocalizing ? .relocalizing : .initializing)
+        } else if let gapFrame = lastGapFrame_ns, diag.sensorGap
+                    || Time.seconds(frame.t_ns - gapFrame) < configuration.tracking.sensorGap.recoverySeconds
+                    || state.velocityStd > configuration.tracking.normalVelocityStd {
+            // In a sensor gap, or not recovered from one yet.
+            tracking = .limited(.sensorGap)
         } else if tooFast {
             tracking = .limited(.excessiveMotion)
         } else if fewFeatures {
@@ -338,6 +362,7 @@ public final class VIOEstimator {
             relocalizing = false
             normalSinceInit = true
         }
+        if tracking != .limited(.sensorGap) { lastGapFrame_ns = nil }
         return output(frame.t_ns, state: tracking, diag: diag)
     }
 
@@ -380,6 +405,10 @@ public struct EstimatorDiagnostics: Equatable, Sendable {
     public var msckfRows = 0
     /// The filter diverged and was reset on this frame.
     public var reset = false
+    /// The frame follows a sensor gap: IMU data missing in its interval, or a camera gap before it.
+    public var sensorGap = false
+    /// Seconds of this frame's propagation bridged without IMU data (`SensorGapOptions`).
+    public var imuGapSeconds = 0.0
     /// Points accepted in the visual update.
     public var landmarks: [Landmark] = []
     /// Empty diagnostics.

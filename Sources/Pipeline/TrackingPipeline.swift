@@ -297,7 +297,7 @@ public final class TrackingPipeline {
         switch state {
         case .normal: return true
         case .notAvailable: return false
-        case .limited(let reason): return reason == .excessiveMotion || reason == .insufficientFeatures
+        case .limited(let reason): return reason == .excessiveMotion || reason == .insufficientFeatures || reason == .sensorGap
         }
     }
 
