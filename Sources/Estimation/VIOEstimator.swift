@@ -294,7 +294,10 @@ public final class VIOEstimator {
     private func imuTime(ofImage t: TimestampNs, offset: Double) -> TimestampNs {
         let limit = configuration.state.timeOffset.maxMagnitude_s
         let td = offset.isFinite ? min(max(offset, -limit), limit) : 0
-        return t + Int64((td * 1e9).rounded())
+        let shift = Int64((td * 1e9).rounded())
+        // Saturates at the ends of the Int64 clock instead of trapping (a recording stamped near the limit).
+        let (sum, overflow) = t.addingReportingOverflow(shift)
+        return overflow ? (shift > 0 ? .max : .min) : sum
     }
 
     /// The bias-corrected body angular rate at IMU time `t` (the buffer interpolates), rad/s.

@@ -9,7 +9,7 @@ import TestSupport
     @Test func stringFormRoundTrips() {
         let all: [TrackingState] = [.notAvailable, .normal] + TrackingState.Reason.allCases.map { .limited($0) }
         #expect(all.map(\.description) == ["notAvailable", "normal", "limited(initializing)", "limited(excessiveMotion)",
-                                            "limited(insufficientFeatures)", "limited(relocalizing)"])
+                                            "limited(insufficientFeatures)", "limited(relocalizing)", "limited(sensorGap)"])
         for s in all { #expect(TrackingState(string: s.description) == s) }
         #expect(TrackingState(string: "limited(bogus)") == nil)
         #expect(TrackingState(string: "Normal") == nil)
