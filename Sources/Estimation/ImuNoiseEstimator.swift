@@ -16,7 +16,7 @@ import Sensors
 /// of density `N` the block means have variance `N²/τ`. Motion is removed with the fourth-order difference of
 /// consecutive block means, `d = y₀ − 4y₁ + 6y₂ − 4y₃ + y₄`, which cancels any cubic trend (smooth motion) and
 /// leaves `Var(d) = 70 N²/τ` for noise; so `N = √(E[d²] τ / 70)` per axis, over the last `windowBlocks`
-/// differences (E[d²] from their median, robust to shocks). On the simulator's handheld trajectory (exact datasheet noise) this recovers the gyro density
+/// differences (those far above the median, shocks, left out). On the simulator's handheld trajectory (exact datasheet noise) this recovers the gyro density
 /// within 1.6× and the accelerometer's within 3× on its most-shaken axis; on injected white noise, within 10 %.
 /// A gap in the samples (more than twice their median interval) restarts the blocks.
 ///
@@ -88,24 +88,25 @@ public struct ImuNoiseEstimator: Sendable {
     }
 
     /// The measured densities per body axis (gyro rad/s/√Hz, accel m/s²/√Hz), or nil before enough blocks.
-    /// Robust: the median of the squared differences (÷ 0.455, its ratio to the mean for Gaussian noise), so a
-    /// short fault or shock (a few blocks) does not inflate the estimate for the whole window.
+    /// The mean of the squared differences, leaving out those above 50× their median: a short fault or shock (a few
+    /// blocks) does not inflate the estimate for the whole window, while vibration's heavy tails (which a median
+    /// alone would underrate) stay in.
     public var measured: (gyro_B: Vec3, accel_B: Vec3)? {
         guard ring.count >= minimumBlocks else { return nil }
-        func median(_ value: (Int) -> Double) -> Double {
-            var v = (0..<ring.count).map(value)
-            let k = v.count / 2
-            v.sort()
-            return v.count % 2 == 1 ? v[k] : 0.5 * (v[k - 1] + v[k])
+        func robustMean(_ value: (Int) -> Double) -> Double {
+            let v = (0..<ring.count).map(value)
+            let sorted = v.sorted()
+            let limit = 50 * sorted[sorted.count / 2]
+            let kept = sorted.prefix { $0 <= limit }
+            return kept.isEmpty ? 0 : kept.reduce(0, +) / Double(kept.count)
         }
         var g = Vec3.zero, a = Vec3.zero
         for axis in 0..<3 {
-            g[axis] = median { ring[$0].gyro[axis] }
-            a[axis] = median { ring[$0].accel[axis] }
+            g[axis] = robustMean { ring[$0].gyro[axis] }
+            a[axis] = robustMean { ring[$0].accel[axis] }
         }
-        // Each entry is d²·τ; N² = E[d²]·τ / 70, with E[d²] ≈ median / 0.455.
-        let scale = 1 / (70 * 0.4549)
-        return (sqrtVec(g * scale), sqrtVec(a * scale))
+        // Each entry is d²·τ; N² = mean(d²·τ) / 70.
+        return (sqrtVec(g / 70), sqrtVec(a / 70))
     }
 
     /// Densities to use: the measured ones, never below `floor`'s (a datasheet or calibration); the floor's
