@@ -31,13 +31,12 @@ public struct ImuNoiseEstimator: Sendable {
     public let minimumBlocks: Int
 
     private var gyroSum = Vec3.zero, accelSum = Vec3.zero, count = 0
-    private var blockStart: TimestampNs = 0
     private var lastSample: TimestampNs?
     private var samplePeriod_ns: Double = 0
     /// The last five block means (gyro, accel) and their durations.
     private var recent: [(gyro: Vec3, accel: Vec3, seconds: Double)] = []
-    /// Ring of the squared fourth differences (gyro, accel) and τ of each.
-    private var ring: [(gyro: Vec3, accel: Vec3, tau: Double)] = []
+    /// Ring of the squared fourth differences times their block length τ (gyro, accel), per axis.
+    private var ring: [(gyro: Vec3, accel: Vec3)] = []
     private var ringNext = 0
 
     /// An estimator with blocks of `blockSamples` samples, averaging `windowBlocks` differences, giving an
@@ -71,7 +70,6 @@ public struct ImuNoiseEstimator: Sendable {
             }
         }
         lastSample = s.t_ns
-        if count == 0 { blockStart = s.t_ns }
         gyroSum += s.gyro_B; accelSum += s.accel_B; count += 1
         guard count == blockSamples else { return }
         let n = Double(count)
@@ -125,7 +123,7 @@ public struct ImuNoiseEstimator: Sendable {
     }
 
     private mutating func push(_ d: (gyro: Vec3, accel: Vec3, tau: Double)) {
-        let weighted = (gyro: d.gyro * d.tau, accel: d.accel * d.tau, tau: d.tau)
+        let weighted = (gyro: d.gyro * d.tau, accel: d.accel * d.tau)
         if ring.count < windowBlocks {
             ring.append(weighted)
         } else {
