@@ -40,6 +40,8 @@ public struct StateOptions: Equatable, Sendable {
     public var firstEstimateJacobians: Bool = false
     /// The camera–IMU time offset `t_d` (OpenVINS' `calib_camimu_dt`).
     public var timeOffset = TimeOffsetOptions()
+    /// Online refinement of the camera–IMU mounting (OpenVINS' `calib_cam_extrinsics`); off by default.
+    public var extrinsics = ExtrinsicOptions()
     /// Measure the IMU's white noise from its samples (`ImuNoiseEstimator`: vibration on a vehicle is often
     /// 10–30× the datasheet density) and propagate with the measured densities where they exceed the
     /// calibration's. Off: the calibration's densities as given.
@@ -69,6 +71,25 @@ public struct TimeOffsetOptions: Equatable, Sendable {
         let seconds = estimate ? maxMagnitude_s : min(max(initial_s, 0), maxMagnitude_s)
         return Int64((seconds * 1e9).rounded(.up))
     }
+
+    /// The default options.
+    public init() {}
+}
+
+/// Online refinement of camera 0's mounting `T_B_C0` (rotation and lever arm, body frame B) in the filter
+/// state. The other cameras stay rigidly attached to camera 0 (`T_B_Ci = T_B_C0 · T_C0_Ci`, with `T_C0_Ci` from
+/// the calibration: a stereo rig's own calibration is usually far better than its camera–IMU one).
+///
+/// Off by default: with a good calibration (Kalibr's, EuRoC's) six more states only add noise, and the mounting
+/// is observable only under rotation about at least two axes. Turn it on for a rig whose mounting is known to a
+/// degree or a centimetre (a hand-measured phone holder, a re-mounted camera).
+public struct ExtrinsicOptions: Equatable, Sendable {
+    /// Estimate camera 0's mounting; when false the calibration's `T_B_C` is used as given.
+    public var estimate: Bool = false
+    /// Prior 1-σ of the calibration's mounting rotation, radians (per axis; 0.035 rad = 2°).
+    public var priorRotationStd_rad: Double = 0.035
+    /// Prior 1-σ of the calibration's lever arm, metres (per axis).
+    public var priorTranslationStd_m: Double = 0.02
 
     /// The default options.
     public init() {}

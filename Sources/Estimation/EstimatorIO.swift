@@ -84,14 +84,17 @@ public struct EstimatorOutput: Equatable, Sendable {
     public var poseTime_ns: TimestampNs
     /// The camera–IMU time offset in use, seconds (estimated or fixed; see `TimeOffsetOptions`).
     public var timeOffset_s: Double
+    /// Camera 0's mounting in use, the pose of camera 0 in B (metres): the calibration's, or its online estimate
+    /// (`ExtrinsicOptions`). `T_W_C = T_W_B · T_B_C0`; nil when the producer does not say.
+    public var T_B_C0: SE3?
 
     /// An output record (see the properties for frames and units).
     public init(t_ns: TimestampNs, trackingState: TrackingState, T_W_B: SE3, v_W: Vec3, gyroBias_B: Vec3,
                 accelBias_B: Vec3, T_W_C: SE3, positionStd_m: Double, landmarks: [Landmark],
-                poseTime_ns: TimestampNs? = nil, timeOffset_s: Double = 0) {
+                poseTime_ns: TimestampNs? = nil, timeOffset_s: Double = 0, T_B_C0: SE3? = nil) {
         self.t_ns = t_ns; self.trackingState = trackingState; self.T_W_B = T_W_B; self.v_W = v_W
         self.gyroBias_B = gyroBias_B; self.accelBias_B = accelBias_B; self.T_W_C = T_W_C
         self.positionStd_m = positionStd_m; self.landmarks = landmarks
-        self.poseTime_ns = poseTime_ns ?? t_ns; self.timeOffset_s = timeOffset_s
+        self.poseTime_ns = poseTime_ns ?? t_ns; self.timeOffset_s = timeOffset_s; self.T_B_C0 = T_B_C0
     }
 }

@@ -22,12 +22,20 @@ extension FilterState {
     /// The same update for a measurement that involves only the clones: `Hc` has one column per clone
     /// error-state entry (`dimension − cloneStart`), the inertial (and time-offset) columns being zero. Saves
     /// the work on them; the time offset is still corrected through its covariance with the clones.
+    mutating func update(cloneColumnsH Hc: Matrix, r: [Double]) throws {
+        try update(trailingColumnsH: Hc, r: r, from: cloneStart)
+    }
+
+    /// The same update for a measurement whose columns before `c0` are zero: `Hc` has the columns `c0..<dimension`
+    /// (the clones, and camera 0's mounting just before them when it is estimated). The leading states are still
+    /// corrected through their covariance with the others.
     ///
     /// Computed in the square-root form: `S = L Lᵀ`, `W = P Hᵀ L⁻ᵀ`, `δx = W L⁻¹ r`, `P ← P − W Wᵀ` (lower
     /// triangle, mirrored), with loops over contiguous columns and the zeros of `Hc` skipped (after
     /// measurement compression it is upper triangular).
-    mutating func update(cloneColumnsH Hc: Matrix, r: [Double]) throws {
-        let n = dimension, c0 = cloneStart, c = n - c0, m = Hc.rows
+    mutating func update(trailingColumnsH Hc: Matrix, r: [Double], from c0: Int) throws {
+        let n = dimension, c = n - c0, m = Hc.rows
+        precondition(c0 >= 0 && c0 <= n)
         precondition(Hc.columns == c && m == r.count)
         guard m > 0 else { return }
         var W = [Double](repeating: 0, count: n * m)   // P Hᵀ, then P Hᵀ L⁻ᵀ; n × m column-major
@@ -39,7 +47,7 @@ extension FilterState {
             P.withUnsafeBufferPointer { p in
                 W.withUnsafeMutableBufferPointer { w in
                     S.withUnsafeMutableBufferPointer { s in
-                        // W[:, k] = Σ_j P[:, cloneStart + j] H[k, j]
+                        // W[:, k] = Σ_j P[:, c0 + j] H[k, j]
                         for k in 0..<m {
                             let wk = w.baseAddress! + k * n
                             for j in 0..<c {
@@ -49,7 +57,7 @@ extension FilterState {
                                 for i in 0..<n { wk[i] += pj[i] * hkj }
                             }
                         }
-                        // S[k, l] (k ≥ l) = Σ_j H[k, j] W[cloneStart + j, l], plus the identity.
+                        // S[k, l] (k ≥ l) = Σ_j H[k, j] W[c0 + j, l], plus the identity.
                         for l in 0..<m {
                             let sl = s.baseAddress! + l * m
                             for j in 0..<c {

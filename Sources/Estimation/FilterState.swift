@@ -22,12 +22,13 @@ struct Clone: Equatable {
     }
 }
 
-/// The filter's mean and covariance: inertial state, the camera–IMU time offset (when estimated), clones,
-/// and the joint error-state covariance.
+/// The filter's mean and covariance: inertial state, the camera–IMU time offset and camera 0's mounting (each
+/// when estimated), clones, and the joint error-state covariance.
 ///
 /// Error-state layout: `[δθ, δp, δv, δb_g, δb_a]` (15), then `δt_d` (1, only when the time offset is
-/// estimated), then `[δθ_i, δp_i]` (6) per clone, oldest first (`cloneStart` is the first clone index).
-/// Orientation errors are on the right (body frame): `R = R̂ · Exp(δθ)`. `P` is stored dense and
+/// estimated), then `[δφ_BC, δp_BC]` (6, only when the mounting is estimated: `R_B_C = R̂_B_C · Exp(δφ_BC)`,
+/// `p_B_C = p̂_B_C + δp_BC`, in B), then `[δθ_i, δp_i]` (6) per clone, oldest first (`cloneStart` is the first
+/// clone index). Orientation errors are on the right (body frame): `R = R̂ · Exp(δθ)`. `P` is stored dense and
 /// symmetric, column-major (`P[i + j·n]`).
 struct FilterState {
     var imu: ImuState
@@ -36,12 +37,16 @@ struct FilterState {
     var timeOffset_s: Double = 0
     /// Error-state index of `δt_d` (15), nil when the time offset is not estimated.
     let timeOffsetIndex: Int?
+    /// Camera 0's mounting (pose of camera 0 in B), when estimated; nil when the calibration's is used as given.
+    var T_B_C0: SE3?
+    /// Error-state index of `[δφ_BC, δp_BC]` (after `δt_d`), nil when the mounting is not estimated.
+    let extrinsicIndex: Int?
     var clones: [Clone] = []
     /// Covariance, `dimension × dimension`, column-major.
     private(set) var P: [Double]
 
-    /// Error-state index of the first clone: 15, or 16 with the time offset.
-    var cloneStart: Int { ErrorIndex.imu + (timeOffsetIndex == nil ? 0 : 1) }
+    /// Error-state index of the first clone: 15, plus 1 with the time offset, plus 6 with the mounting.
+    var cloneStart: Int { ErrorIndex.imu + (timeOffsetIndex == nil ? 0 : 1) + (extrinsicIndex == nil ? 0 : 6) }
 
     /// Error-state dimension `cloneStart + 6·clones`.
     var dimension: Int { cloneStart + ErrorIndex.clone * clones.count }
@@ -54,21 +59,32 @@ struct FilterState {
         precondition(diagonal.count == ErrorIndex.imu)
         self.imu = imu
         timeOffsetIndex = nil
+        extrinsicIndex = nil
         P = [Double](repeating: 0, count: 225)
         for i in 0..<15 { P[i + i * 15] = diagonal[i] }
     }
 
-    /// A state with a full 15×15 initial inertial covariance and, when `timeOffset` is given, the time
-    /// offset in the state with its value (seconds) and prior variance (s²), uncorrelated with the rest.
-    init(imu: ImuState, covariance: Mat15, timeOffset: (value_s: Double, variance: Double)? = nil) {
+    /// A state with a full 15×15 initial inertial covariance and, when given, the time offset (value in
+    /// seconds, prior variance in s²) and camera 0's mounting (`T_B_C0`, prior variances of its rotation in rad²
+    /// and of its lever arm in m², per axis) in the state, uncorrelated with the rest.
+    init(imu: ImuState, covariance: Mat15, timeOffset: (value_s: Double, variance: Double)? = nil,
+         extrinsic: (T_B_C0: SE3, rotationVariance: Double, translationVariance: Double)? = nil) {
         self.imu = imu
         timeOffsetIndex = timeOffset == nil ? nil : ErrorIndex.imu
-        let n = ErrorIndex.imu + (timeOffset == nil ? 0 : 1)
+        extrinsicIndex = extrinsic == nil ? nil : ErrorIndex.imu + (timeOffset == nil ? 0 : 1)
+        let n = ErrorIndex.imu + (timeOffset == nil ? 0 : 1) + (extrinsic == nil ? 0 : 6)
         P = [Double](repeating: 0, count: n * n)
         for i in 0..<15 { for j in 0..<15 { P[i + j * n] = covariance[i, j] } }
-        if let timeOffset {
+        if let timeOffset, let td = timeOffsetIndex {
             timeOffset_s = timeOffset.value_s
-            P[ErrorIndex.imu + ErrorIndex.imu * n] = timeOffset.variance
+            P[td + td * n] = timeOffset.variance
+        }
+        if let extrinsic, let e = extrinsicIndex {
+            T_B_C0 = extrinsic.T_B_C0
+            for i in 0..<3 {
+                P[(e + i) * (n + 1)] = extrinsic.rotationVariance
+                P[(e + 3 + i) * (n + 1)] = extrinsic.translationVariance
+            }
         }
         symmetrize()
     }
@@ -227,6 +243,9 @@ struct FilterState {
         imu.gyroBias_B += v(ErrorIndex.gyroBias)
         imu.accelBias_B += v(ErrorIndex.accelBias)
         if let td = timeOffsetIndex { timeOffset_s += dx[td] }
+        if let e = extrinsicIndex, let T = T_B_C0 {
+            T_B_C0 = SE3(rotation: SO3((T.rotation * SO3.exp(v(e))).quaternion), translation: T.translation + v(e + 3))
+        }
         for i in clones.indices {
             let c = cloneIndex(i)
             clones[i].R_W_B = SO3((clones[i].R_W_B * SO3.exp(v(c))).quaternion)

@@ -48,24 +48,31 @@ public struct MapUpdateResult: Equatable, Sendable {
 /// With the camera–IMU time offset in the state, the inertial pose is the one at IMU time `t_cam + t̂_d`
 /// while the image was taken at `t_cam + t_d`: the camera pose is the inertial pose `δt_d` later, so each row
 /// gets the column `∂r/∂t_d = ∂r/∂[δθ, δp] · [ω̂; v̂]` (body rate `omega_B`, velocity `v_W`).
+/// With camera 0's mounting in the state, each row also gets its columns `∂r/∂[δφ_BC, δp_BC]`
+/// (`CameraMounting.jacobian`).
 struct MapPointUpdater {
     var cameras: [CameraCalibration]
     var pixelNoiseStd: Double
     var gateProbability: Double
+    /// The cameras' mountings: the calibration's, or camera 0's estimate in the state.
+    let mounting: CameraMounting
     private let gate: ChiSquareTable
 
     init(cameras: [CameraCalibration], pixelNoiseStd: Double, gateProbability: Double) {
         self.cameras = cameras
         self.pixelNoiseStd = pixelNoiseStd
         self.gateProbability = gateProbability
+        mounting = CameraMounting(cameras: cameras)
         gate = ChiSquareTable(probability: gateProbability)
     }
 
     func update(state: inout FilterState, observations: [MapPointObservation], omega_B: Vec3 = .zero) -> MapUpdateResult {
         var result = MapUpdateResult()
         let n = state.dimension
-        // Error-state columns of a row: the pose [δθ, δp], and δt_d when it is estimated.
+        // Error-state columns of a row: the pose [δθ, δp], δt_d and camera 0's mounting [δφ_BC, δp_BC] when
+        // they are estimated.
         let columns = [0, 1, 2, 3, 4, 5] + (state.timeOffsetIndex.map { [$0] } ?? [])
+            + (state.extrinsicIndex.map { e in Array(e..<(e + 6)) } ?? [])
         let k = columns.count
         let rateOfPose = [omega_B.x, omega_B.y, omega_B.z, state.imu.v_W.x, state.imu.v_W.y, state.imu.v_W.z]
         let R_W_B = state.imu.R_W_B, p_W_B = state.imu.p_W
@@ -74,7 +81,7 @@ struct MapPointUpdater {
         var rowsR: [Double] = []
         let threshold = gate.threshold(dof: 2)
         for o in observations where o.camera < cameras.count {
-            let ext = cameras[o.camera].T_B_C
+            let ext = mounting.T_B_C(o.camera, state: state)
             let RbcT = ext.rotation.inverse.matrix
             let p_B = RbwT * (o.p_W - p_W_B)
             let p_C = RbcT * (p_B - ext.translation)
@@ -83,13 +90,21 @@ struct MapPointUpdater {
             let z = Vec2(p_C.x * iz, p_C.y * iz)
             let d0 = Vec3(iz, 0, -p_C.x * iz * iz), d1 = Vec3(0, iz, -p_C.y * iz * iz)
             let dTheta = RbcT * p_B.skew, dPos = -(RbcT * RbwT), dPoint = RbcT * RbwT
-            // 2 × 6 Jacobian over [δθ, δp] (2 × 7 with δt_d) and the point's projected covariance.
+            // 2 × 6 Jacobian over [δθ, δp] (then δt_d and the mounting, when estimated) and the point's
+            // projected covariance.
+            let dMount = state.T_B_C0.map { T in
+                mounting.jacobian(camera: o.camera, p_C0: T.rotation.inverse.act(p_B - T.translation), R_B_C0: T.rotation)
+            }
             var h = [[Double]](repeating: [Double](repeating: 0, count: 6), count: 2)
             var jp = [Vec3](repeating: .zero, count: 2)
             for (row, d) in [d0, d1].enumerated() {
                 let a = dTheta.transposed * d, b = dPos.transposed * d
                 h[row] = [a.x, a.y, a.z, b.x, b.y, b.z]
-                if k > 6 { h[row].append((0..<6).reduce(0) { $0 + h[row][$1] * rateOfPose[$1] }) }
+                if state.timeOffsetIndex != nil { h[row].append((0..<6).reduce(0) { $0 + h[row][$1] * rateOfPose[$1] }) }
+                if let dMount, state.extrinsicIndex != nil {
+                    let mr = dMount.dRotation.transposed * d, mt = dMount.dTranslation.transposed * d
+                    h[row] += [mr.x, mr.y, mr.z, mt.x, mt.y, mt.z]
+                }
                 jp[row] = dPoint.transposed * d
             }
             let sigmaN = max(pixelNoiseStd, 1e-3) / cameras[o.camera].model.intrinsics.fx
@@ -121,8 +136,7 @@ struct MapPointUpdater {
             let w1 = zip(h[1], h[0]).map { ($0 - l10 * $1 / l00) / l11 }, r1 = (r[1] - l10 * r[0] / l00) / l11
             for (w, rr) in [(w0, r0), (w1, r1)] {
                 var row = [Double](repeating: 0, count: n)
-                for j in 0..<3 { row[ErrorIndex.theta + j] = w[j]; row[ErrorIndex.position + j] = w[3 + j] }
-                if let td = state.timeOffsetIndex { row[td] = w[6] }
+                for (a, column) in columns.enumerated() { row[column] = w[a] }
                 rowsH.append(row); rowsR.append(rr)
             }
             result.accepted += 1

@@ -28,16 +28,19 @@ struct MsckfUpdateResult {
 ///    (2n − 3 rows for n observations).
 /// 3. `chi2` / `passesGate`: the χ² test of each projected residual at `chi2GateProbability`.
 /// 4. `stackAndCompress`: the accepted rows stacked over the clone columns and, when there are more rows than
-///    columns, compressed by a QR factorisation; then one EKF update (`FilterState.update(cloneColumnsH:r:)`).
+///    columns, compressed by a QR factorisation; then one EKF update (`FilterState.update(trailingColumnsH:r:from:)`).
 struct MsckfUpdater {
     var cameras: [CameraCalibration]
     var configuration: EstimatorConfiguration
+    /// The cameras' mountings: the calibration's, or camera 0's estimate in the state.
+    let mounting: CameraMounting
     private let gate: ChiSquareTable
     private let triangulator: FeatureTriangulator
 
     init(cameras: [CameraCalibration], configuration: EstimatorConfiguration) {
         self.cameras = cameras
         self.configuration = configuration
+        mounting = CameraMounting(cameras: cameras)
         gate = ChiSquareTable(probability: configuration.updater.chi2GateProbability)
         triangulator = FeatureTriangulator(minDepth: configuration.updater.minDepth, maxDepth: configuration.updater.maxDepth,
                                            maxReprojection: max(10 * configuration.updater.pixelNoiseStd, 3) / (cameras.first?.model.intrinsics.fx ?? 460),
@@ -53,7 +56,10 @@ struct MsckfUpdater {
         var cloneIndices: [Int]
         /// Per observation: its clone (index into the state's clones) and that clone's place in `cloneIndices`.
         var observationClones: [Int], observationLocal: [Int]
-        /// Row-major `rows × (6 · cloneIndices.count)`: `∂r/∂[δθ_i, δp_i]` of the involved clones.
+        /// Leading columns of `Hx` for camera 0's mounting `[δφ_BC, δp_BC]`: 6 when the state estimates it, else 0.
+        var mountingColumns: Int
+        /// Row-major `rows × columns`: `∂r/∂[δφ_BC, δp_BC]` (when estimated), then `∂r/∂[δθ_i, δp_i]` of the
+        /// involved clones.
         var Hx: [Double]
         /// Row-major `rows × 3`: `∂r/∂p_W` of the point.
         var Hf: [Double]
@@ -63,13 +69,15 @@ struct MsckfUpdater {
         /// Observations dropped by the robust triangulation.
         var dropped: Int
         var rows: Int { r.count }
-        var columns: Int { 6 * cloneIndices.count }
+        var columns: Int { mountingColumns + 6 * cloneIndices.count }
     }
 
     /// The projected, whitened residual of one feature: rows over the listed clone columns.
     struct FeatureResidual {
         var cloneIndices: [Int]
-        /// Row-major `rows × (6 · cloneIndices.count)`.
+        /// Leading mounting columns of `Hx` (6 or 0, as in `FeatureLinearization`).
+        var mountingColumns = 0
+        /// Row-major `rows × (mountingColumns + 6 · cloneIndices.count)`.
         var Hx: [Double]
         var r: [Double]
         var rows: Int
@@ -90,7 +98,8 @@ struct MsckfUpdater {
         let rows = Self.nullspaceProject(Hf: &f.Hf, Hx: &f.Hx, r: &f.r, S: &S, columns: cols)
         guard rows > 0 else { return nil }
         guard let chi2 = Self.chi2(S: S, r: f.r, rows: m) else { return nil }
-        return FeatureResidual(cloneIndices: f.cloneIndices, Hx: Array(f.Hx[(3 * cols)...]), r: Array(f.r[3...]), rows: rows,
+        return FeatureResidual(cloneIndices: f.cloneIndices, mountingColumns: f.mountingColumns, Hx: Array(f.Hx[(3 * cols)...]),
+                               r: Array(f.r[3...]), rows: rows,
                                point: f.point, dropped: f.dropped, chi2: chi2)
     }
 
@@ -103,7 +112,7 @@ struct MsckfUpdater {
         guard all.count >= 2 else { return nil }
         let bearings = all.map { o -> BearingObservation in
             let c = state.clones[cloneIndex[o.t_ns]!]
-            return BearingObservation(T_W_C: c.T_W_B * cameras[o.camera].T_B_C, normalized: o.normalized)
+            return BearingObservation(T_W_C: c.T_W_B * mounting.T_B_C(o.camera, state: state), normalized: o.normalized)
         }
         // Observations that do not fit the others (mistracks) are dropped here, before the gate.
         guard let (point, inliers) = triangulator.triangulateRobust(bearings) else { return nil }
@@ -118,13 +127,14 @@ struct MsckfUpdater {
             if l < 0 { l = involved.count; involved.append(ci) }
             obsClone.append(ci); obsLocal.append(l)
         }
-        let m = 2 * obs.count, cols = 6 * involved.count
+        let e = state.extrinsicIndex == nil ? 0 : 6
+        let m = 2 * obs.count, cols = e + 6 * involved.count
         var Hx = [Double](repeating: 0, count: m * cols)
         var Hf = [Double](repeating: 0, count: m * 3)
         var r = [Double](repeating: 0, count: m)
         for (k, o) in obs.enumerated() {
             let clone = state.clones[obsClone[k]]
-            let ext = cameras[o.camera].T_B_C
+            let ext = mounting.T_B_C(o.camera, state: state)
             let RbcT = ext.rotation.inverse.matrix
             // The residual uses the current estimate …
             let pC_now = RbcT * (clone.R_W_B.inverse.act(point.p_W - clone.p_W) - ext.translation)
@@ -143,7 +153,11 @@ struct MsckfUpdater {
             let dTheta = RbcT * p_B.skew          // ∂p_C/∂δθ_i
             let dPos = -(RbcT * RiT)              // ∂p_C/∂δp_i
             let dFeat = RbcT * RiT                // ∂p_C/∂p_W
-            let c0 = 6 * obsLocal[k]
+            let c0 = e + 6 * obsLocal[k]
+            // ∂p_C/∂[δφ_BC, δp_BC] of camera 0's mounting, when estimated.
+            let dMount = e == 0 ? nil : state.T_B_C0.map { T in
+                mounting.jacobian(camera: o.camera, p_C0: T.rotation.inverse.act(p_B - T.translation), R_B_C0: T.rotation)
+            }
             for half in 0..<2 {
                 let row = 2 * k + half, d = half == 0 ? d0 : d1
                 let a = dTheta.transposed * d, b = dPos.transposed * d, f = dFeat.transposed * d
@@ -152,45 +166,67 @@ struct MsckfUpdater {
                     Hx[row * cols + c0 + 3 + j] = b[j]
                     Hf[row * 3 + j] = f[j]
                 }
+                if let dMount {
+                    let mr = dMount.dRotation.transposed * d, mt = dMount.dTranslation.transposed * d
+                    for j in 0..<3 { Hx[row * cols + j] = mr[j]; Hx[row * cols + 3 + j] = mt[j] }
+                }
             }
             r[2 * k] = (o.normalized.x - z.x) * w
             r[2 * k + 1] = (o.normalized.y - z.y) * w
         }
         return FeatureLinearization(cloneIndices: involved, observationClones: obsClone, observationLocal: obsLocal,
-                                    Hx: Hx, Hf: Hf, r: r, point: point, dropped: all.count - obs.count)
+                                    mountingColumns: e, Hx: Hx, Hf: Hf, r: r, point: point, dropped: all.count - obs.count)
     }
 
     /// The innovation covariance of the unprojected residual without its noise, `S = H_x P H_xᵀ` (row-major
-    /// `rows × rows`), from its 2×6 blocks (each observation touches one clone): O(k²) instead of
-    /// O(rows · cols²) for the projected dense H. Projected with the rows (`nullspaceProject`) for the gate.
+    /// `rows × rows`), from its 2×6 blocks (each observation touches one clone, and camera 0's mounting when it
+    /// is estimated): O(k²) instead of O(rows · cols²) for the projected dense H. Projected with the rows
+    /// (`nullspaceProject`) for the gate.
     static func innovationCovariance(_ f: FeatureLinearization, state: FilterState) -> [Double] {
         let m = f.rows, cols = f.columns, count = f.observationClones.count
         let Hx = f.Hx
         var S = [Double](repeating: 0, count: m * m) // row-major m × m
         let n = state.dimension
+        // Per observation, its 6-column blocks: the clone's, then the mounting's (when estimated), as
+        // (first error-state index, first local column of Hx).
+        let mountingIndex = f.mountingColumns > 0 ? state.extrinsicIndex : nil
+        let perObservation = mountingIndex == nil ? 1 : 2
+        var blockState = [Int](repeating: 0, count: count * perObservation)
+        var blockLocal = [Int](repeating: 0, count: count * perObservation)
+        for a in 0..<count {
+            blockState[a * perObservation] = state.cloneIndex(f.observationClones[a])
+            blockLocal[a * perObservation] = f.mountingColumns + 6 * f.observationLocal[a]
+            if let e = mountingIndex { blockState[a * perObservation + 1] = e; blockLocal[a * perObservation + 1] = 0 }
+        }
         var t = [Double](repeating: 0, count: 12)
         state.withCovariance { P in
             for a in 0..<count {
-                let la = f.observationLocal[a], ia = state.cloneIndex(f.observationClones[a])
                 for b in a..<count {
-                    let lb = f.observationLocal[b], ib = state.cloneIndex(f.observationClones[b])
-                    // T = P_ab · B_bᵀ (6 × 2), then S_ab = B_a · T.
-                    for z in 0..<12 { t[z] = 0 }
-                    for p in 0..<6 {
-                        for q in 0..<6 {
-                            let pv = P[(ia + p) + (ib + q) * n]
-                            t[p * 2] += pv * Hx[(2 * b) * cols + 6 * lb + q]
-                            t[p * 2 + 1] += pv * Hx[(2 * b + 1) * cols + 6 * lb + q]
+                    var s00 = 0.0, s01 = 0.0, s10 = 0.0, s11 = 0.0 // S_ab (2 × 2)
+                    for u in (a * perObservation)..<((a + 1) * perObservation) {
+                        let ia = blockState[u], la = blockLocal[u]
+                        for w in (b * perObservation)..<((b + 1) * perObservation) {
+                            let ib = blockState[w], lb = blockLocal[w]
+                            // T = P_ab · B_bᵀ (6 × 2), then S_ab += B_a · T.
+                            for z in 0..<12 { t[z] = 0 }
+                            for p in 0..<6 {
+                                for q in 0..<6 {
+                                    let pv = P[(ia + p) + (ib + q) * n]
+                                    t[p * 2] += pv * Hx[(2 * b) * cols + lb + q]
+                                    t[p * 2 + 1] += pv * Hx[(2 * b + 1) * cols + lb + q]
+                                }
+                            }
+                            for p in 0..<6 {
+                                let h0 = Hx[(2 * a) * cols + la + p], h1 = Hx[(2 * a + 1) * cols + la + p]
+                                s00 += h0 * t[p * 2]; s01 += h0 * t[p * 2 + 1]
+                                s10 += h1 * t[p * 2]; s11 += h1 * t[p * 2 + 1]
+                            }
                         }
                     }
-                    for i in 0..<2 {
-                        for j in 0..<2 {
-                            var v = 0.0
-                            for p in 0..<6 { v += Hx[(2 * a + i) * cols + 6 * la + p] * t[p * 2 + j] }
-                            S[(2 * a + i) * m + 2 * b + j] = v
-                            S[(2 * b + j) * m + 2 * a + i] = v
-                        }
-                    }
+                    let r0 = (2 * a) * m + 2 * b, r1 = (2 * a + 1) * m + 2 * b
+                    S[r0] = s00; S[r0 + 1] = s01; S[r1] = s10; S[r1 + 1] = s11
+                    let c0 = (2 * b) * m + 2 * a, c1 = (2 * b + 1) * m + 2 * a
+                    S[c0] = s00; S[c0 + 1] = s10; S[c1] = s01; S[c1 + 1] = s11
                 }
             }
         }
@@ -273,19 +309,22 @@ struct MsckfUpdater {
         }
         result.accepted = accepted.count
         guard !accepted.isEmpty else { return result }
-        let (H, r) = Self.stackAndCompress(accepted, cloneColumns: state.dimension - state.cloneStart)
+        // The measurement's columns: camera 0's mounting (when estimated; it sits just before the clones) and the
+        // clones; the inertial and time-offset columns of a visual residual are zero.
+        let first = state.extrinsicIndex ?? state.cloneStart
+        let (H, r) = Self.stackAndCompress(accepted, columns: state.dimension - first)
         result.rows = H.rows
-        do { try state.update(cloneColumnsH: H, r: r) } catch { result.accepted = 0; result.landmarks = [] }
+        do { try state.update(trailingColumnsH: H, r: r, from: first) } catch { result.accepted = 0; result.landmarks = [] }
         return result
     }
 
     /// Step 4, measurement compression (OpenVINS' `measurement_compress_inplace`): stacks the accepted
-    /// features' rows into `[H | r]` over the clone columns only (the inertial columns of a visual residual are
-    /// zero), features ordered by their first clone column so the Householder triangularisation can skip the
-    /// zero blocks, and when there are more rows than columns replaces `H = Q [R; 0]` by `R` and `r` by the
-    /// first `cloneColumns` entries of `Qᵀ r`: the same information (`HᵀH`, `Hᵀr`) in at most `cloneColumns`
-    /// rows. Returns `H` (column-major `Matrix`) and `r`.
-    static func stackAndCompress(_ accepted: [FeatureResidual], cloneColumns c: Int) -> (H: Matrix, r: [Double]) {
+    /// features' rows into `[H | r]` over the mounting (when estimated: the first 6 of the `columns`) and clone
+    /// columns only (the inertial columns of a visual residual are zero), features ordered by their first clone
+    /// column so the Householder triangularisation can skip the zero blocks, and when there are more rows than
+    /// columns replaces `H = Q [R; 0]` by `R` and `r` by the first `columns` entries of `Qᵀ r`: the same
+    /// information (`HᵀH`, `Hᵀr`) in at most `columns` rows. Returns `H` (column-major `Matrix`) and `r`.
+    static func stackAndCompress(_ accepted: [FeatureResidual], columns c: Int) -> (H: Matrix, r: [Double]) {
         let m = accepted.reduce(0) { $0 + $1.rows }
         let stacked = accepted.sorted { ($0.cloneIndices.min() ?? 0) < ($1.cloneIndices.min() ?? 0) }
         let w = c + 1
@@ -293,12 +332,13 @@ struct MsckfUpdater {
         var firstColumn = [Int](repeating: 0, count: m)      // per row: its first non-zero column
         var row = 0
         for f in stacked {
-            let cols = 6 * f.cloneIndices.count
-            let first = ErrorIndex.clone * (f.cloneIndices.min() ?? 0)
+            let e = f.mountingColumns, cols = e + 6 * f.cloneIndices.count
+            let first = e > 0 ? 0 : ErrorIndex.clone * (f.cloneIndices.min() ?? 0)
             for i in 0..<f.rows {
+                for j in 0..<e { A[(row + i) * w + j] = f.Hx[i * cols + j] }
                 for (a, ci) in f.cloneIndices.enumerated() {
-                    let base = ErrorIndex.clone * ci
-                    for j in 0..<6 { A[(row + i) * w + base + j] = f.Hx[i * cols + 6 * a + j] }
+                    let base = e + ErrorIndex.clone * ci
+                    for j in 0..<6 { A[(row + i) * w + base + j] = f.Hx[i * cols + e + 6 * a + j] }
                 }
                 A[(row + i) * w + c] = f.r[i]
                 firstColumn[row + i] = first

@@ -50,6 +50,8 @@ public final class VIOEstimator {
     private var lastGood: ImuState?
     /// The time offset to continue from after a reset, seconds.
     private var lastGoodTimeOffset_s: Double?
+    /// Camera 0's mounting to continue from after a reset (when it is estimated).
+    private var lastGoodMounting: SE3?
     private var lastOutput: EstimatorOutput?
     /// The filter has reported `.normal` since the last (re-)initialisation.
     private var normalSinceInit = false
@@ -219,8 +221,9 @@ public final class VIOEstimator {
         lastGood = state.imu
         let out = EstimatorOutput(t_ns: t_ns, trackingState: last.trackingState, T_W_B: state.imu.T_W_B, v_W: state.imu.v_W,
                                   gyroBias_B: state.imu.gyroBias_B, accelBias_B: state.imu.accelBias_B,
-                                  T_W_C: state.imu.T_W_B * cameras[0].T_B_C, positionStd_m: state.positionStd,
-                                  landmarks: last.landmarks, poseTime_ns: state.imu.t_ns, timeOffset_s: state.timeOffset_s)
+                                  T_W_C: state.imu.T_W_B * mounting(state), positionStd_m: state.positionStd,
+                                  landmarks: last.landmarks, poseTime_ns: state.imu.t_ns, timeOffset_s: state.timeOffset_s,
+                                  T_B_C0: mounting(state))
         lastOutput = out
         return (out, result)
     }
@@ -241,8 +244,15 @@ public final class VIOEstimator {
         // The time offset: estimated from its prior (or the last estimate, after a reset), or fixed.
         let offsetOptions = configuration.state.timeOffset
         let offset = lastGoodTimeOffset_s ?? offsetOptions.initial_s
+        // Camera 0's mounting: estimated from the calibration's (or the last estimate, after a reset), or fixed.
+        let mountingOptions = configuration.state.extrinsics
+        let mountingPrior = mountingOptions.estimate
+            ? (lastGoodMounting ?? cameras[0].T_B_C, mountingOptions.priorRotationStd_rad * mountingOptions.priorRotationStd_rad,
+               mountingOptions.priorTranslationStd_m * mountingOptions.priorTranslationStd_m)
+            : nil
         var f = FilterState(imu: s, covariance: ini.covariance,
-                            timeOffset: offsetOptions.estimate ? (offset, offsetOptions.priorStd_s * offsetOptions.priorStd_s) : nil)
+                            timeOffset: offsetOptions.estimate ? (offset, offsetOptions.priorStd_s * offsetOptions.priorStd_s) : nil,
+                            extrinsic: mountingPrior)
         f.timeOffset_s = offset
         let poseTime = imuTime(ofImage: frame.t_ns, offset: offset)
         if s.t_ns < poseTime {
@@ -269,7 +279,7 @@ public final class VIOEstimator {
                                                                        minimumBlocks: e.minimumBlocks) }
         propagator.noise = AxisNoise(imu.noise)
         lastFrameTime = nil; relocalizing = false; failedStreak = 0; lastGood = nil; lastOutput = nil
-        lastGoodTimeOffset_s = nil; lastGapFrame_ns = nil
+        lastGoodTimeOffset_s = nil; lastGoodMounting = nil; lastGapFrame_ns = nil
     }
 
     // MARK: - Internals
@@ -281,7 +291,7 @@ public final class VIOEstimator {
     private func withAttitudeUncertainty(_ landmarks: [Landmark], state: FilterState) -> [Landmark] {
         guard configuration.updater.landmarkStdIncludesTilt else { return landmarks }
         let tilt = state.tiltStd
-        let p_W_C = (state.imu.T_W_B * cameras[0].T_B_C).translation
+        let p_W_C = (state.imu.T_W_B * mounting(state)).translation
         return landmarks.map { l in
             var out = l
             let d = (l.p_W - p_W_C).norm
@@ -289,6 +299,9 @@ public final class VIOEstimator {
             return out
         }
     }
+
+    /// Camera 0's mounting `T_B_C0` in use: the state's estimate when it refines it, else the calibration's.
+    private func mounting(_ state: FilterState) -> SE3 { state.T_B_C0 ?? cameras[0].T_B_C }
 
     /// The IMU time at which the image stamped `t` was taken, `t + t_d` (t_d clamped to `maxMagnitude_s`).
     private func imuTime(ofImage t: TimestampNs, offset: Double) -> TimestampNs {
@@ -336,6 +349,7 @@ public final class VIOEstimator {
         }
         lastGood = state.imu
         lastGoodTimeOffset_s = state.timeOffset_s
+        lastGoodMounting = state.T_B_C0
         if !normalSinceInit {
             filter?.refreshFirstEstimates()
         }
@@ -372,16 +386,18 @@ public final class VIOEstimator {
     private func output(_ t: TimestampNs, state tracking: TrackingState, diag: EstimatorDiagnostics) -> EstimatorOutput {
         let out: EstimatorOutput
         if let s = filter?.imu {
+            let T_B_C0 = filter.map(mounting) ?? cameras[0].T_B_C
             out = EstimatorOutput(t_ns: t, trackingState: tracking, T_W_B: s.T_W_B, v_W: s.v_W, gyroBias_B: s.gyroBias_B,
-                                  accelBias_B: s.accelBias_B, T_W_C: s.T_W_B * cameras[0].T_B_C,
+                                  accelBias_B: s.accelBias_B, T_W_C: s.T_W_B * T_B_C0,
                                   positionStd_m: filter?.positionStd ?? .infinity, landmarks: diag.landmarks,
-                                  poseTime_ns: s.t_ns, timeOffset_s: filter?.timeOffset_s ?? 0)
+                                  poseTime_ns: s.t_ns, timeOffset_s: filter?.timeOffset_s ?? 0, T_B_C0: T_B_C0)
         } else {
             // No estimate: the last good pose (or identity), never NaN.
             let s = lastGood ?? ImuState(t_ns: t)
+            let T_B_C0 = lastGoodMounting ?? cameras[0].T_B_C
             out = EstimatorOutput(t_ns: t, trackingState: tracking, T_W_B: s.T_W_B, v_W: .zero, gyroBias_B: s.gyroBias_B,
-                                  accelBias_B: s.accelBias_B, T_W_C: s.T_W_B * cameras[0].T_B_C,
-                                  positionStd_m: .infinity, landmarks: [])
+                                  accelBias_B: s.accelBias_B, T_W_C: s.T_W_B * T_B_C0,
+                                  positionStd_m: .infinity, landmarks: [], T_B_C0: T_B_C0)
         }
         lastOutput = out
         return out

@@ -78,6 +78,8 @@ public struct PipelineSummary: Sendable {
     public var skippedImages: [SkippedImage] = []
     /// True when the run ended before the end of the data because `shouldStop` asked it to.
     public var stoppedEarly = false
+    /// The estimator's output for the last frame processed (its calibration estimates: time offset, mounting).
+    public var lastEstimate: EstimatorOutput?
 }
 
 /// A frame the pipeline skipped because its image file could not be decoded (corrupt data).
@@ -170,6 +172,7 @@ public final class TrackingPipeline {
         var skipped: [SkippedImage] = []
         var stoppedEarly = false
         var lastProcessedT: TimestampNs?
+        var lastEstimate: EstimatorOutput?
 
         func summary(completed: Bool) -> PipelineSummary {
             let wall = Double(DispatchTime.now().uptimeNanoseconds - wallStart) * 1e-9
@@ -179,7 +182,7 @@ public final class TrackingPipeline {
                                    datasetSeconds: Time.seconds(max(lastT, dataEnd) - firstFrameT),
                                    wallSeconds: wall, stages: profiler.statistics, total: profiler.total,
                                    secondsToNormal: firstNormalT.map { Time.seconds($0 - firstFrameT) },
-                                   skippedImages: skipped, stoppedEarly: stoppedEarly)
+                                   skippedImages: skipped, stoppedEarly: stoppedEarly, lastEstimate: lastEstimate)
         }
         summarySoFar = nil
         defer { if summarySoFar == nil { summarySoFar = summary(completed: false) } }
@@ -250,6 +253,7 @@ public final class TrackingPipeline {
                 }
             }
 
+            lastEstimate = estimate
             let usable = TrackingPipeline.isUsable(estimate.trackingState)
             if usable { onPose?(StampedPose(t_ns: estimate.poseTime_ns, pose: estimate.T_W_B)) }
             let worldInput = WorldFrameInput(

@@ -2,6 +2,7 @@ import ArgumentParser
 import Consumers
 import Estimation
 import Foundation
+import Geometry
 import Pipeline
 import Sensors
 
@@ -62,6 +63,9 @@ struct RunCommand: ParsableCommand {
 
     @Flag(help: "Keep the camera–IMU time offset fixed at --time-offset-ms instead of estimating it (hardware-synchronised sensors).")
     var fixedTimeOffset = false
+
+    @Flag(help: "Refine the camera–IMU mounting (camera 0's rotation and lever arm; the other cameras follow it rigidly) online, from the calibration's with a prior of 2° and 2 cm per axis. For a rig whose calibration is rough (a hand-measured mount); off by default.")
+    var refineExtrinsics = false
 
     @Flag(help: "Pace the replay like the recording instead of running as fast as possible.")
     var realtime = false
@@ -138,6 +142,7 @@ struct RunCommand: ParsableCommand {
         }
         options.estimator.state.timeOffset.initial_s = timeOffsetMs / 1000
         options.estimator.state.timeOffset.estimate = !fixedTimeOffset
+        options.estimator.state.extrinsics.estimate = refineExtrinsics
         var writers: [StreamWriter] = []
         var child: Process?
         if let pipe {
@@ -209,9 +214,24 @@ struct RunCommand: ParsableCommand {
         if let result {
             if outcome == nil, let trajectory { log.line("run: wrote \(result.bodyTrajectory.count) body poses (TUM) to \(trajectory)") }
             log.summary(result)
+            if let last = result.lastEstimate { log.line(calibrationNote(last, calibration: pipeline.dataset.cameras[0].calibration.T_B_C)) }
             if profile { Stderr.write(ProfileReport.text(result) + "\n") }
         }
         if let outcome { throw outcome }
+    }
+
+    /// The calibration the run ended with: the camera–IMU time offset, and with `--refine-extrinsics` how far camera
+    /// 0's mounting moved from the calibration's.
+    private func calibrationNote(_ last: EstimatorOutput, calibration T_B_C: SE3) -> String {
+        var text = String(format: "run: camera–IMU time offset %.2f ms (%@)", last.timeOffset_s * 1000,
+                          fixedTimeOffset ? "fixed" : "estimated")
+        if refineExtrinsics, let T = last.T_B_C0 {
+            let dR = T_B_C.rotation.angle(to: T.rotation) * 180 / .pi
+            let dp = (T.translation - T_B_C.translation) * 1000
+            text += String(format: "; cam0 mounting refined by %.2f° and (%.1f, %.1f, %.1f) mm (body frame) from the calibration",
+                           dR, dp.x, dp.y, dp.z)
+        }
+        return text
     }
 
     /// How a run ended, as the error `main` reports (nil: success).

@@ -153,7 +153,7 @@ import Testing
                 }
                 row += f.rows
             }
-            let (H, r) = MsckfUpdater.stackAndCompress(features, cloneColumns: c)
+            let (H, r) = MsckfUpdater.stackAndCompress(features, columns: c)
             #expect(H.rows == min(m, c) && H.columns == c && r.count == H.rows)
             for p in 0..<c {
                 var htr0 = 0.0, htr = 0.0
