@@ -72,7 +72,7 @@ struct RunCommand: ParsableCommand {
     @Option(help: "Feed the stream to this shell command's standard input (instead of stdout).")
     var pipe: String?
 
-    @Flag(help: "Print per-stage timing (median, p90, max per frame) to stderr at the end.")
+    @Flag(help: "Print per-stage timing (median, p90, p99, max per frame) to stderr at the end.")
     var profile = false
 
     @Flag(help: "Do not write the JSON-Lines stream (useful with --trajectory or --profile).")
