@@ -16,6 +16,12 @@ public enum PipelineStage: String, CaseIterable, Sendable, Codable {
     case planes
     /// Consumers and the JSON-Lines stream.
     case consumers
+    /// Plane detection on its worker thread (`WorldOptions.detectionDelayFrames` ≥ 1): counted at the frame that
+    /// applies it, but not in the per-frame total, which is the tracking thread's time.
+    case planeWorker
+
+    /// True for the stages the tracking thread runs (those the per-frame total adds up).
+    public var onTrackingThread: Bool { self != .planeWorker }
 }
 
 /// Summary statistics of one stage's per-frame times, milliseconds.
@@ -97,7 +103,7 @@ public final class StageProfiler {
         var total: UInt64 = 0
         for stage in PipelineStage.allCases {
             let ns = current[stage] ?? 0
-            total &+= ns
+            if stage.onTrackingThread { total &+= ns }
             samples[stage, default: []].append(Double(ns) * 1e-6)
         }
         totalSamples.append(Double(total) * 1e-6)
@@ -113,7 +119,7 @@ public final class StageProfiler {
         }
     }
 
-    /// Statistics of the whole pipeline per frame (sum of the stages), or nil before any frame.
+    /// Statistics of the whole pipeline per frame (sum of the tracking thread's stages), or nil before any frame.
     public var total: StageStatistics? {
         totalSamples.isEmpty ? nil : StageProfiler.summarize(totalSamples, stage: .decode)
     }
