@@ -16,6 +16,10 @@ struct DatasetFigures: Codable {
     var fps: Double
     /// Dataset seconds per wall second.
     var realTimeFactor: Double
+    /// Frames per wall-clock second with one thread and with two (`PipelineOptions.threads`; median over the
+    /// repeats): the two-thread figure needs a second free core, so it depends on the machine's load.
+    var wallFps1Thread: Double
+    var wallFps2Threads: Double?
     var peakResidentMiB: Double?
 
     func table() -> String {
@@ -31,6 +35,10 @@ struct DatasetFigures: Codable {
         }
         lines.append(String(format: "whole pipeline: %.0f frames/s on one core (%.1f× real time); peak RSS %.1f MiB",
                             fps, realTimeFactor, peakResidentMiB ?? .nan))
+        if let two = wallFps2Threads {
+            lines.append(String(format: "wall clock: %.0f frames/s with 1 thread, %.0f with 2 (%.2f×)", wallFps1Thread, two,
+                                two / wallFps1Thread))
+        }
         return lines.joined(separator: "\n")
     }
 }
@@ -87,7 +95,8 @@ enum ProcessMemory {
 
 /// Runs the pipeline on one dataset: a warm-up run, then timed repeats.
 enum PipelineBenchmark {
-    static func run(path: String, stereo: Bool = false, repeats: Int, warmupFrames: Int, log: (String) -> Void) throws -> DatasetFigures {
+    static func run(path: String, stereo: Bool = false, repeats: Int, warmupFrames: Int, compareThreads: Bool = true,
+                    log: (String) -> Void) throws -> DatasetFigures {
         let dataset = try ASLDataset(path: path)
         var options = PipelineOptions()
         options.profileWarmupFrames = warmupFrames
@@ -114,8 +123,22 @@ enum PipelineBenchmark {
                                  p90_ms: median(totals.map(\.p90_ms)), p99_ms: median(totals.map(\.p99_ms)), max_ms: totals.map(\.max_ms).max() ?? .nan)
         let fps = median(totals.map { Double($0.count) / max($0.total_ms / 1000, 1e-9) })
         let rtf = median(runs.map { $0.datasetSeconds / max($0.wallSeconds, 1e-9) })
+        let wallFps1 = median(runs.map { Double($0.frames) / max($0.wallSeconds, 1e-9) })
+        var wallFps2: Double?
+        if compareThreads {
+            var two = options
+            two.threads = 2
+            var fps2: [Double] = []
+            for i in 1...repeats {
+                log("bench: \(label): timed run \(i)/\(repeats) with 2 threads")
+                let r = try TrackingPipeline(dataset: dataset, options: two).run()
+                fps2.append(Double(r.frames) / max(r.wallSeconds, 1e-9))
+            }
+            wallFps2 = median(fps2)
+        }
         return DatasetFigures(dataset: label, frames: runs[0].frames, repeats: repeats, stages: stages, total: total,
-                              fps: fps, realTimeFactor: rtf, peakResidentMiB: ProcessMemory.peakResidentMiB())
+                              fps: fps, realTimeFactor: rtf, wallFps1Thread: wallFps1, wallFps2Threads: wallFps2,
+                              peakResidentMiB: ProcessMemory.peakResidentMiB())
     }
 }
 
