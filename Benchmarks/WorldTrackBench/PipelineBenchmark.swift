@@ -73,6 +73,8 @@ struct BenchReport: Codable {
     var warmupFrames: Int
     var datasets: [DatasetFigures] = []
     var frontendOnly: FrontendFigures?
+    /// What decode, one pyramid and the KLT cost alone, per dataset.
+    var floors: [FloorFigures] = []
     var longRun: MemoryGrowth?
     var peakResidentMiB: Double?
 }

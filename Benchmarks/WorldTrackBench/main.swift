@@ -58,6 +58,9 @@ struct BenchCommand: ParsableCommand {
     @Option(help: "Frames for the frontend-only benchmark (0 skips it).")
     var frontendFrames: Int = 300
 
+    @Option(help: "Frames for the floor benchmark (PNG decode, one pyramid, KLT alone; 0 skips it).")
+    var floorFrames: Int = 200
+
     @Flag(help: "Skip the 2-thread runs (wall-clock frames/s with 1 and 2 threads).")
     var noThreadComparison = false
 
@@ -97,6 +100,14 @@ struct BenchCommand: ParsableCommand {
             print("frontend only, on \(first):")
             let f = runFrontendBenchmark(datasetPath: first, frames: frontendFrames)
             report.frontendOnly = FrontendFigures(dataset: first, description: f.description)
+            print("")
+        }
+        if floorFrames > 0 {
+            for path in Set(targets.map(\.path)).sorted() {
+                let floor = try FloorFigures.run(datasetPath: path, frames: floorFrames)
+                report.floors.append(floor)
+                print(floor)
+            }
             print("")
         }
         if longRun {
