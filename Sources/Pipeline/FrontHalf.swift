@@ -10,17 +10,22 @@ struct FrontWork {
     var imu: [ImuSample] = []
     /// The frame; nil for the last item, which carries only the IMU after the last frame.
     var left: CameraFrameRef?
-    /// The decoded images and the frontend's features, or the reason the frame is skipped (`SkippedImage`) or the
-    /// run fails (any other error).
-    var result: Result<(images: (GrayImage, GrayImage?), features: FeatureFrameResult), any Error>?
-    /// CPU time of the decode and of the frontend, on the thread that ran them, ns.
+    /// The decoded left (and right) image; nil when the frame is skipped.
+    var images: (GrayImage, GrayImage?)?
+    /// Why the frame is skipped (an image that cannot be decoded).
+    var skipped: SkippedImage?
+    /// Gyro samples spanning the interval since the previous frame (empty for the first), for the frontend.
+    var gyro: [ImuSample] = []
+    /// The frontend's features, or its error (which ends the run); nil until tracked.
+    var features: Result<FeatureFrameResult, any Error>?
+    /// CPU time of the decode and of the frontend, on the thread that ran each, ns.
     var decode_ns: UInt64 = 0
     var frontend_ns: UInt64 = 0
 }
 
-/// The front half of the pipeline: walks the dataset's events, decodes each frame and tracks its features with the
-/// gyro samples since the previous frame. It uses nothing the estimator computes, so it can run a frame ahead of
-/// the back half on another thread (`FrontHalfThread`) and give exactly the same features.
+/// The front half of the pipeline: walks the dataset's events and decodes each frame (`nextDecoded`), then tracks
+/// its features with the gyro samples since the previous frame (`track`). It uses nothing the estimator computes,
+/// so the tracking can run ahead of the back half on another thread (`FrontHalfThread`) with the same features.
 final class FrontHalf {
     private var events: SensorEventSequence.Iterator
     private let tracker: FeatureTracker
@@ -41,8 +46,15 @@ final class FrontHalf {
         self.loadImage = loadImage
     }
 
-    /// The next frame's work, the trailing IMU after the last frame, then nil.
+    /// The next frame decoded and tracked, the trailing IMU after the last frame, then nil.
     func next() -> FrontWork? {
+        guard var work = nextDecoded() else { return nil }
+        track(&work)
+        return work
+    }
+
+    /// The next frame decoded (not yet tracked), the trailing IMU after the last frame, then nil.
+    func nextDecoded() -> FrontWork? {
         guard !finished else { return nil }
         var work = FrontWork()
         while let event = events.next() {
@@ -61,38 +73,36 @@ final class FrontHalf {
                 left = l; right = stereo ? r : nil
             }
             work.left = left
-            work.result = process(left: left, right: right, work: &work)
+            decode(left: left, right: right, into: &work)
+            if work.images != nil {
+                work.gyro = lastFrameT == nil ? [] : recentImu
+                lastFrameT = left.t_ns
+                recentImu.removeAll { $0.t_ns < left.t_ns - 20_000_000 }
+            }
             return work
         }
         finished = true
         return work
     }
 
-    private func process(left: CameraFrameRef, right: CameraFrameRef?, work: inout FrontWork)
-        -> Result<(images: (GrayImage, GrayImage?), features: FeatureFrameResult), any Error> {
+    private func decode(left: CameraFrameRef, right: CameraFrameRef?, into work: inout FrontWork) {
         let t0 = Self.threadCPU_ns()
-        let images: (GrayImage, GrayImage?)
+        defer { work.decode_ns = Self.threadCPU_ns() &- t0 }
         do {
-            images = (try loadImage(left), try right.map(loadImage))
+            work.images = (try loadImage(left), try right.map(loadImage))
         } catch let failure as SkippedImage {
-            work.decode_ns = Self.threadCPU_ns() &- t0
-            return .failure(failure)
+            work.skipped = failure
         } catch {
-            work.decode_ns = Self.threadCPU_ns() &- t0
-            return .failure(SkippedImage(t_ns: left.t_ns, path: left.path, reason: "\(error)"))
+            work.skipped = SkippedImage(t_ns: left.t_ns, path: left.path, reason: "\(error)")
         }
-        let t1 = Self.threadCPU_ns()
-        work.decode_ns = t1 &- t0
-        defer { work.frontend_ns = Self.threadCPU_ns() &- t1 }
-        do {
-            let features = try tracker.track(images.0, right: images.1, t_ns: left.t_ns,
-                                             gyroSamples: lastFrameT == nil ? [] : recentImu)
-            lastFrameT = left.t_ns
-            recentImu.removeAll { $0.t_ns < left.t_ns - 20_000_000 }
-            return .success((images, features))
-        } catch {
-            return .failure(error)
-        }
+    }
+
+    /// Tracks the features of a decoded frame (nothing for a skipped frame or the trailing IMU).
+    func track(_ work: inout FrontWork) {
+        guard let left = work.left, let images = work.images else { return }
+        let t0 = Self.threadCPU_ns()
+        defer { work.frontend_ns = Self.threadCPU_ns() &- t0 }
+        work.features = Result { try tracker.track(images.0, right: images.1, t_ns: left.t_ns, gyroSamples: work.gyro) }
     }
 
     static func threadCPU_ns() -> UInt64 {
@@ -102,67 +112,76 @@ final class FrontHalf {
     }
 }
 
-/// Runs a `FrontHalf` on its own thread, up to `depth` frames ahead of the caller of `next()`.
+/// Tracks the features of decoded frames on its own thread, while the caller decodes the next frame and runs the
+/// back half of the current one: per frame the caller does decode + estimator + world + stream, this thread the
+/// frontend, the two largest shares of the work.
 ///
-/// The items come out in the order the front half made them, so the back half sees the same sequence as when it
-/// calls the front half itself: only the timing differs.
+/// The items come out in the order they were decoded, so the back half sees the same sequence as when it calls
+/// `FrontHalf.next()` itself: only the timing differs.
 final class FrontHalfThread: @unchecked Sendable {
     private let front: FrontHalf
     private let depth: Int
     private let condition = NSCondition()
-    private var queue: [FrontWork] = []
-    private var done = false
+    private var inbox: [FrontWork] = []
+    private var outbox: [FrontWork] = []
     private var stopping = false
-    private var thread: Thread?
+    private var exited = false
+    /// Items decoded and not yet returned by `next()` (caller's thread only).
+    private var inFlight = 0
 
-    init(_ front: FrontHalf, depth: Int = 2) {
+    /// `depth`: frames decoded ahead of the one the caller works on (at least 1).
+    init(_ front: FrontHalf, depth: Int = 1) {
         self.front = front
         self.depth = max(1, depth)
     }
 
-    /// Starts the worker thread.
+    /// Starts the tracking thread.
     func start() {
-        let thread = Thread { [self] in produce() }
-        thread.name = "worldtrack.front-half"
+        let thread = Thread { [self] in work() }
+        thread.name = "worldtrack.frontend"
         thread.stackSize = 8 << 20
-        self.thread = thread
         thread.start()
     }
 
-    private func produce() {
+    private func work() {
         while true {
             condition.lock()
-            while queue.count >= depth && !stopping { condition.wait() }
-            let stop = stopping
+            while inbox.isEmpty && !stopping { condition.wait() }
+            if stopping { exited = true; condition.broadcast(); condition.unlock(); return }
+            var item = inbox.removeFirst()
             condition.unlock()
-            if stop { break }
-            let work = front.next()
+            front.track(&item)
             condition.lock()
-            if let work { queue.append(work) } else { done = true }
+            outbox.append(item)
             condition.broadcast()
             condition.unlock()
-            if work == nil { return }
         }
-        condition.lock(); done = true; condition.broadcast(); condition.unlock()
     }
 
-    /// The next item, waiting for the worker if needed; nil after the last.
+    /// The next frame, decoded here and tracked on the thread; nil after the last. Decodes up to `depth` frames
+    /// beyond it first, so the thread has the next one to track while the caller works on this one.
     func next() -> FrontWork? {
+        while inFlight <= depth, let decoded = front.nextDecoded() {
+            condition.lock()
+            inbox.append(decoded)
+            condition.broadcast()
+            condition.unlock()
+            inFlight += 1
+        }
+        guard inFlight > 0 else { return nil }
         condition.lock()
         defer { condition.unlock() }
-        while queue.isEmpty && !done { condition.wait() }
-        guard !queue.isEmpty else { return nil }
-        let work = queue.removeFirst()
-        condition.broadcast()
-        return work
+        while outbox.isEmpty { condition.wait() }
+        inFlight -= 1
+        return outbox.removeFirst()
     }
 
-    /// Stops the worker after the item it is making and waits until it has.
+    /// Stops the thread after the frame it is tracking and waits until it has.
     func stop() {
         condition.lock()
         stopping = true
         condition.broadcast()
-        while !done { condition.wait() }
+        while !exited { condition.wait() }
         condition.unlock()
     }
 }

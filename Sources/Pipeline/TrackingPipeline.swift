@@ -31,9 +31,9 @@ public struct PipelineOptions: Sendable {
     public var mapReuse = MapReuseOptions()
     /// Frames excluded from the profile at the start.
     public var profileWarmupFrames = 10
-    /// Threads: 1 runs every stage in turn on the calling thread; 2 decodes and tracks the features of the next
-    /// frames on a second thread (up to two frames ahead) while the calling thread runs the estimator and the rest
-    /// on the current one. The frontend uses nothing the estimator computes, so the output is the same.
+    /// Threads: 1 runs every stage in turn on the calling thread; 2 tracks the features of the next frame on a
+    /// second thread while the calling thread decodes the frame after it and runs the estimator and the rest on the
+    /// current one. The frontend uses nothing the estimator computes, so the output is the same.
     public var threads = 1
 
     public init() {}
@@ -202,24 +202,20 @@ public final class TrackingPipeline {
         defer { frontThread?.stop() }
         while let work = frontThread?.next() ?? (frontThread == nil ? front.next() : nil) {
             for sample in work.imu { profiler.measure(.propagation) { estimator.addImu(sample) } }
-            guard let left = work.left, let result = work.result else { continue }
+            guard let left = work.left else { continue }
             if let shouldStop, shouldStop() { stoppedEarly = true; break }
             if options.realtime { pace(datasetT: left.t_ns - firstFrameT, wallStart: wallStart) }
 
             profiler.add(.decode, nanoseconds: work.decode_ns)
-            let images: (GrayImage, GrayImage?), features: FeatureFrameResult
-            switch result {
-            case .success(let made):
-                profiler.add(.frontend, nanoseconds: work.frontend_ns)
-                (images, features) = made
-            case .failure(let skip as SkippedImage):
+            if let skip = work.skipped {
                 // Like an absent image: the frame is left out, the IMU goes on.
                 skipped.append(skip)
                 onWarning?("\(skip.path): \(skip.reason); frame \(skip.t_ns) skipped")
                 continue
-            case .failure(let error):
-                throw error
             }
+            guard let images = work.images, let tracked = work.features else { continue }
+            profiler.add(.frontend, nanoseconds: work.frontend_ns)
+            let features = try tracked.get()
 
             let featureFrame = FeatureFrame(
                 t_ns: left.t_ns,
