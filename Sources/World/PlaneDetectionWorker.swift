@@ -6,14 +6,16 @@ import Sensors
 /// Plane detection over the whole landmark map costs tens of milliseconds now and then (every 100 ms of data,
 /// more on large maps): run on the tracking thread, it stalls that frame. `start` hands a snapshot of the map
 /// to a worker thread and returns at once; the session asks for the candidates `delayFrames` frames later with
-/// `finish`, which waits for the worker only if it has not finished by then. What the session does with the
-/// candidates therefore depends only on the input (the snapshot and the frame at which they are applied), never
-/// on how fast the worker ran: the stream is the same bytes on every run.
+/// `finish`, which waits for the worker only if it has not finished by then. Detections started on later frames
+/// queue behind it (at most `delayFrames` in flight), so a slow one borrows time from the next. What the session
+/// does with the candidates therefore depends only on the input (the snapshot and the frame at which they are
+/// applied), never on how fast the worker ran: the stream is the same bytes on every run.
 final class PlaneDetectionWorker {
     /// Frames between the snapshot and the frame that applies its candidates (≥ 1).
     let delayFrames: Int
     private let queue = DispatchQueue(label: "worldtrack.plane-detection", qos: .userInitiated)
-    private var pending: (job: Job, dueFrame: Int)?
+    /// Detections started and not yet applied, oldest first.
+    private var pending: [(job: Job, dueFrame: Int)] = []
 
     /// A detection in flight: the worker writes `candidates` and `cpu_ns`, then signals `done`.
     private final class Job: @unchecked Sendable {
@@ -30,14 +32,14 @@ final class PlaneDetectionWorker {
         self.delayFrames = delayFrames
     }
 
-    /// True while a detection is in flight (started, not yet finished).
-    var isBusy: Bool { pending != nil }
+    /// True when `delayFrames` detections are in flight (started, not yet applied): no more may start.
+    var isFull: Bool { pending.count >= delayFrames }
 
     /// Starts detecting planes in `landmarks` on the worker; its candidates are due at frame `frame + delayFrames`.
     func start(_ detector: PlaneDetector, landmarks: [MapLandmark], frame: Int) {
-        precondition(pending == nil, "a plane detection is already in flight")
+        precondition(!isFull, "\(delayFrames) plane detections are already in flight")
         let job = Job()
-        pending = (job, frame + delayFrames)
+        pending.append((job, frame + delayFrames))
         queue.async {
             let t0 = Self.threadCPU_ns()
             job.candidates = detector.detect(landmarks)
@@ -46,21 +48,20 @@ final class PlaneDetectionWorker {
         }
     }
 
-    /// The candidates of the detection due at or before `frame` (waiting for the worker if it is still running),
-    /// or nil when none is due.
+    /// The candidates of the oldest detection if it is due at or before `frame` (waiting for the worker if it is
+    /// still running), or nil when none is due. One per call: a backlog is applied one frame at a time.
     func finish(frame: Int) -> [PlaneCandidate]? {
-        guard let (job, due) = pending, frame >= due else { return nil }
+        guard let (job, due) = pending.first, frame >= due else { return nil }
         job.done.wait()
-        pending = nil
+        pending.removeFirst()
         lastCPU_ns = job.cpu_ns
         return job.candidates
     }
 
-    /// Waits for a detection in flight and drops its result.
+    /// Waits for the detections in flight and drops their results.
     func cancel() {
-        guard let (job, _) = pending else { return }
-        job.done.wait()
-        pending = nil
+        for (job, _) in pending { job.done.wait() }
+        pending.removeAll()
     }
 
     private static func threadCPU_ns() -> UInt64 {

@@ -16,7 +16,8 @@ public struct WorldOptions: Equatable, Sendable {
     /// Frames between the landmark snapshot a plane detection starts from and the frame that applies its planes.
     /// 0 detects on the calling thread (that frame waits for it); ≥ 1 detects on a worker thread, so the frame
     /// that starts it does not wait, and applies the result exactly that many frames later (waiting then only if
-    /// the worker is not done): the output depends on the input alone, not on the worker's speed.
+    /// the worker is not done; up to this many detections queue on the worker): the output depends on the input
+    /// alone, not on the worker's speed.
     public var detectionDelayFrames: Int = 0
     /// Plane detector tuning.
     public var detector = PlaneDetectorOptions()
@@ -89,7 +90,7 @@ public final class WorldSession {
             }
             let scale = max(1, Double(map.count) / Double(max(1, options.detectionLandmarksPerInterval)))
             let interval = TimestampNs(Double(options.detectionInterval_ns) * scale)
-            if worker?.isBusy != true, lastDetection_ns.map({ input.t_ns - $0 >= interval }) ?? true {
+            if worker?.isFull != true, lastDetection_ns.map({ input.t_ns - $0 >= interval }) ?? true {
                 lastDetection_ns = input.t_ns
                 if let worker {
                     worker.start(detector, landmarks: map.all, frame: frameIndex)
