@@ -16,6 +16,10 @@ struct DatasetFigures: Codable {
     var fps: Double
     /// Dataset seconds per wall second.
     var realTimeFactor: Double
+    /// Frames per wall-clock second with one thread and with two (`PipelineOptions.threads`; median over the
+    /// repeats): the two-thread figure needs a second free core, so it depends on the machine's load.
+    var wallFps1Thread: Double
+    var wallFps2Threads: Double?
     var peakResidentMiB: Double?
 
     func table() -> String {
@@ -23,13 +27,18 @@ struct DatasetFigures: Codable {
             let pad = String(repeating: " ", count: max(0, w - s.count)); return left ? s + pad : pad + s
         }
         var lines = ["\(dataset): \(frames) frames, \(repeats) timed runs after 1 warm-up run",
-                     cell("stage (CPU)", 12, left: true) + cell("median ms", 11) + cell("p90 ms", 10) + cell("max ms", 10)]
+                     cell("stage (CPU)", 12, left: true) + cell("median ms", 11) + cell("p90 ms", 10) + cell("p99 ms", 10) + cell("max ms", 10)]
         for s in stages + [total] {
             lines.append(cell(s.stage, 12, left: true) + cell(String(format: "%.3f", s.median_ms), 11)
-                         + cell(String(format: "%.3f", s.p90_ms), 10) + cell(String(format: "%.3f", s.max_ms), 10))
+                         + cell(String(format: "%.3f", s.p90_ms), 10)
+                         + cell(String(format: "%.3f", s.p99_ms), 10) + cell(String(format: "%.3f", s.max_ms), 10))
         }
         lines.append(String(format: "whole pipeline: %.0f frames/s on one core (%.1f× real time); peak RSS %.1f MiB",
                             fps, realTimeFactor, peakResidentMiB ?? .nan))
+        if let two = wallFps2Threads {
+            lines.append(String(format: "wall clock: %.0f frames/s with 1 thread, %.0f with 2 (%.2f×)", wallFps1Thread, two,
+                                two / wallFps1Thread))
+        }
         return lines.joined(separator: "\n")
     }
 }
@@ -38,6 +47,7 @@ struct StageFigures: Codable {
     var stage: String
     var median_ms: Double
     var p90_ms: Double
+    var p99_ms: Double
     var max_ms: Double
 }
 
@@ -63,6 +73,8 @@ struct BenchReport: Codable {
     var warmupFrames: Int
     var datasets: [DatasetFigures] = []
     var frontendOnly: FrontendFigures?
+    /// What decode, one pyramid and the KLT cost alone, per dataset.
+    var floors: [FloorFigures] = []
     var longRun: MemoryGrowth?
     var peakResidentMiB: Double?
 }
@@ -85,7 +97,8 @@ enum ProcessMemory {
 
 /// Runs the pipeline on one dataset: a warm-up run, then timed repeats.
 enum PipelineBenchmark {
-    static func run(path: String, stereo: Bool = false, repeats: Int, warmupFrames: Int, log: (String) -> Void) throws -> DatasetFigures {
+    static func run(path: String, stereo: Bool = false, repeats: Int, warmupFrames: Int, compareThreads: Bool = true,
+                    log: (String) -> Void) throws -> DatasetFigures {
         let dataset = try ASLDataset(path: path)
         var options = PipelineOptions()
         options.profileWarmupFrames = warmupFrames
@@ -105,15 +118,29 @@ enum PipelineBenchmark {
         let stages = stageNames.map { stage -> StageFigures in
             let per = runs.compactMap { $0.stages.first { $0.stage == stage } }
             return StageFigures(stage: stage.rawValue, median_ms: median(per.map(\.median_ms)),
-                                p90_ms: median(per.map(\.p90_ms)), max_ms: per.map(\.max_ms).max() ?? .nan)
+                                p90_ms: median(per.map(\.p90_ms)), p99_ms: median(per.map(\.p99_ms)), max_ms: per.map(\.max_ms).max() ?? .nan)
         }
         let totals = runs.compactMap(\.total)
         let total = StageFigures(stage: "total", median_ms: median(totals.map(\.median_ms)),
-                                 p90_ms: median(totals.map(\.p90_ms)), max_ms: totals.map(\.max_ms).max() ?? .nan)
+                                 p90_ms: median(totals.map(\.p90_ms)), p99_ms: median(totals.map(\.p99_ms)), max_ms: totals.map(\.max_ms).max() ?? .nan)
         let fps = median(totals.map { Double($0.count) / max($0.total_ms / 1000, 1e-9) })
         let rtf = median(runs.map { $0.datasetSeconds / max($0.wallSeconds, 1e-9) })
+        let wallFps1 = median(runs.map { Double($0.frames) / max($0.wallSeconds, 1e-9) })
+        var wallFps2: Double?
+        if compareThreads {
+            var two = options
+            two.threads = 2
+            var fps2: [Double] = []
+            for i in 1...repeats {
+                log("bench: \(label): timed run \(i)/\(repeats) with 2 threads")
+                let r = try TrackingPipeline(dataset: dataset, options: two).run()
+                fps2.append(Double(r.frames) / max(r.wallSeconds, 1e-9))
+            }
+            wallFps2 = median(fps2)
+        }
         return DatasetFigures(dataset: label, frames: runs[0].frames, repeats: repeats, stages: stages, total: total,
-                              fps: fps, realTimeFactor: rtf, peakResidentMiB: ProcessMemory.peakResidentMiB())
+                              fps: fps, realTimeFactor: rtf, wallFps1Thread: wallFps1, wallFps2Threads: wallFps2,
+                              peakResidentMiB: ProcessMemory.peakResidentMiB())
     }
 }
 

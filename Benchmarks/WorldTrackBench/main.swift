@@ -18,11 +18,14 @@ struct BenchCommand: ParsableCommand {
         discussion: """
         Runs `worldtrack run`'s pipeline (decode → frontend → propagation → update → map reuse → planes → \
         consumers) on each dataset: one warm-up run that is not counted, then --repeat timed runs. \
-        OpenCV is held to one thread and the pipeline is single-threaded, so the figures are per core: \
+        OpenCV is held to one thread and the timed runs use one pipeline thread, so the figures are per core: \
         stage times are CPU time of the pipeline's thread, which other processes' load does not inflate \
-        (the × real time figure is wall-clock). Per stage it prints the median, p90 and max time per frame (the median over the repeats of \
+        (the × real time figure is wall-clock). Per stage it prints the median, p90, p99 and max time per frame (the median over the repeats of \
         each run's figure, max over all), the whole pipeline's frames per second, and the process's \
-        peak resident memory.
+        peak resident memory. It then times --repeat runs with `threads = 2` (the next frame decoded and \
+        tracked on a second thread while the estimator updates the current one) and prints the wall-clock \
+        frames/s with 1 and 2 threads (--no-thread-comparison skips them); plane detection always runs on \
+        its own worker (the `planeWorker` row, not in the total).
 
         Default datasets: the simulated room of `worldtrack run` (made and cached on first use) and, when \
         ../shared/datasets/euroc-v101-micro is present, that excerpt and the V1_01 sequence re-rendered \
@@ -55,6 +58,12 @@ struct BenchCommand: ParsableCommand {
     @Option(help: "Frames for the frontend-only benchmark (0 skips it).")
     var frontendFrames: Int = 300
 
+    @Option(help: "Frames for the floor benchmark (PNG decode, one pyramid, KLT alone; 0 skips it).")
+    var floorFrames: Int = 200
+
+    @Flag(help: "Skip the 2-thread runs (wall-clock frames/s with 1 and 2 threads).")
+    var noThreadComparison = false
+
     @Option(help: "Seconds of the from-recording V1_01 sequence to benchmark (0 = the whole 145 s).")
     var recordingSeconds: Double = 30
 
@@ -81,7 +90,8 @@ struct BenchCommand: ParsableCommand {
             }
         }
         for (path, stereo) in targets {
-            let result = try PipelineBenchmark.run(path: path, stereo: stereo, repeats: `repeat`, warmupFrames: warmupFrames, log: log)
+            let result = try PipelineBenchmark.run(path: path, stereo: stereo, repeats: `repeat`, warmupFrames: warmupFrames,
+                                                   compareThreads: !noThreadComparison, log: log)
             report.datasets.append(result)
             print(result.table())
             print("")
@@ -90,6 +100,14 @@ struct BenchCommand: ParsableCommand {
             print("frontend only, on \(first):")
             let f = runFrontendBenchmark(datasetPath: first, frames: frontendFrames)
             report.frontendOnly = FrontendFigures(dataset: first, description: f.description)
+            print("")
+        }
+        if floorFrames > 0 {
+            for path in Set(targets.map(\.path)).sorted() {
+                let floor = try FloorFigures.run(datasetPath: path, frames: floorFrames)
+                report.floors.append(floor)
+                print(floor)
+            }
             print("")
         }
         if longRun {

@@ -38,6 +38,10 @@ public struct ImuNoiseEstimator: Sendable {
     /// Ring of the squared fourth differences times their block length τ (gyro, accel), per axis.
     private var ring: [(gyro: Vec3, accel: Vec3)] = []
     private var ringNext = 0
+    /// The ring's values per axis (gyro x, y, z, accel x, y, z), each kept sorted as entries come and go, so an
+    /// estimate needs no sort: the window changes by one entry per block. NaN values are left out (and counted).
+    private var sortedAxes = [[Double]](repeating: [], count: 6)
+    private var nanEntries = 0
 
     /// An estimator with blocks of `blockSamples` samples, averaging `windowBlocks` differences, giving an
     /// estimate once `minimumBlocks` are in.
@@ -91,6 +95,22 @@ public struct ImuNoiseEstimator: Sendable {
     /// alone would underrate) stay in.
     public var measured: (gyro_B: Vec3, accel_B: Vec3)? {
         guard ring.count >= minimumBlocks else { return nil }
+        guard nanEntries == 0 else { return measuredBySorting }
+        // The same sums as `measuredBySorting`, over the same sorted values in the same order.
+        func robustMean(_ sorted: [Double]) -> Double {
+            let limit = 50 * sorted[sorted.count / 2]
+            var sum = 0.0, kept = 0
+            while kept < sorted.count, sorted[kept] <= limit { sum += sorted[kept]; kept += 1 }
+            return kept == 0 ? 0 : sum / Double(kept)
+        }
+        let g = Vec3(robustMean(sortedAxes[0]), robustMean(sortedAxes[1]), robustMean(sortedAxes[2]))
+        let a = Vec3(robustMean(sortedAxes[3]), robustMean(sortedAxes[4]), robustMean(sortedAxes[5]))
+        return (sqrtVec(g / 70), sqrtVec(a / 70))
+    }
+
+    /// `measured` computed by sorting the whole window per axis (the definition; used when a value is NaN).
+    var measuredBySorting: (gyro_B: Vec3, accel_B: Vec3)? {
+        guard ring.count >= minimumBlocks else { return nil }
         func robustMean(_ value: (Int) -> Double) -> Double {
             let v = (0..<ring.count).map(value)
             let sorted = v.sorted()
@@ -127,8 +147,25 @@ public struct ImuNoiseEstimator: Sendable {
         if ring.count < windowBlocks {
             ring.append(weighted)
         } else {
+            updateSorted(ring[ringNext], insert: false)
             ring[ringNext] = weighted
             ringNext = (ringNext + 1) % windowBlocks
+        }
+        updateSorted(weighted, insert: true)
+    }
+
+    /// Inserts an entry's values into (or removes them from) `sortedAxes`.
+    private mutating func updateSorted(_ entry: (gyro: Vec3, accel: Vec3), insert: Bool) {
+        let values = [entry.gyro.x, entry.gyro.y, entry.gyro.z, entry.accel.x, entry.accel.y, entry.accel.z]
+        if values.contains(where: \.isNaN) { nanEntries += insert ? 1 : -1 }
+        for (axis, v) in values.enumerated() where !v.isNaN {
+            // First index whose value is not below v.
+            var lo = 0, hi = sortedAxes[axis].count
+            while lo < hi {
+                let mid = (lo + hi) / 2
+                if sortedAxes[axis][mid] < v { lo = mid + 1 } else { hi = mid }
+            }
+            if insert { sortedAxes[axis].insert(v, at: lo) } else { sortedAxes[axis].remove(at: lo) }
         }
     }
 

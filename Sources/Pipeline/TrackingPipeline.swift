@@ -19,12 +19,23 @@ public struct PipelineOptions: Sendable {
     public var frontend = FeatureTrackerOptions()
     /// Estimator settings.
     public var estimator = EstimatorConfiguration()
-    /// World layer (landmarks, planes, anchors) settings.
-    public var world = WorldOptions()
+    /// World layer (landmarks, planes, anchors) settings. Plane detection runs on a worker thread and its planes are
+    /// applied six frames after the frame it started at (`WorldOptions.detectionDelayFrames`; 300 ms at 20 Hz, while
+    /// detections start every 100 ms and queue), so it does not stall tracking even when the worker gets a core only
+    /// now and then; the output stays the same for a given input.
+    public var world: WorldOptions = {
+        var world = WorldOptions()
+        world.detectionDelayFrames = 6
+        return world
+    }()
     /// Map reuse: re-observing earlier triangulated points to hold the drift.
     public var mapReuse = MapReuseOptions()
     /// Frames excluded from the profile at the start.
     public var profileWarmupFrames = 10
+    /// Threads: 1 runs every stage in turn on the calling thread; 2 tracks the features of the next frame on a
+    /// second thread while the calling thread decodes the frame after it and runs the estimator and the rest on the
+    /// current one. The frontend uses nothing the estimator computes, so the output is the same.
+    public var threads = 1
 
     public init() {}
 }
@@ -167,8 +178,6 @@ public final class TrackingPipeline {
         var trajectory: [StampedPose] = []
         var lastState = TrackingState.notAvailable
         var firstNormalT: TimestampNs?
-        var recentImu: [ImuSample] = []
-        var lastFrameT: TimestampNs?
         var skipped: [SkippedImage] = []
         var stoppedEarly = false
         var lastProcessedT: TimestampNs?
@@ -190,47 +199,27 @@ public final class TrackingPipeline {
         // IMU ahead of each frame as far as the estimator's camera–IMU time offset may reach (0: none).
         let lookahead = options.estimator.state.timeOffset.imuLookahead_ns
         let stopT = endT > TimestampNs.max - lookahead ? TimestampNs.max : endT + lookahead
-        for event in dataset.events(stereo: options.stereo, imuLookaheadNs: lookahead) {
-            if event.t_ns > stopT { break }
-            let left: CameraFrameRef, right: CameraFrameRef?
-            switch event {
-            case .imu(let sample):
-                profiler.measure(.propagation) { estimator.addImu(sample) }
-                recentImu.append(sample)
-                continue
-            case .frame(let cameraIndex, let ref):
-                guard cameraIndex == 0, ref.t_ns <= endT else { continue }
-                left = ref; right = nil
-            case .stereoFrame(let l, let r):
-                guard l.t_ns <= endT else { continue }
-                left = l; right = options.stereo ? r : nil
-            }
+        let front = FrontHalf(events: dataset.events(stereo: options.stereo, imuLookaheadNs: lookahead), tracker: tracker,
+                              stereo: options.stereo, endT: endT, stopT: stopT, loadImage: loadImage)
+        let frontThread = options.threads > 1 ? FrontHalfThread(front) : nil
+        frontThread?.start()
+        defer { frontThread?.stop() }
+        while let work = frontThread?.next() ?? (frontThread == nil ? front.next() : nil) {
+            for sample in work.imu { profiler.measure(.propagation) { estimator.addImu(sample) } }
+            guard let left = work.left else { continue }
             if let shouldStop, shouldStop() { stoppedEarly = true; break }
             if options.realtime { pace(datasetT: left.t_ns - firstFrameT, wallStart: wallStart) }
 
-            let decoded = profiler.measure(.decode) { () -> Result<(GrayImage, GrayImage?), SkippedImage> in
-                do { return .success((try loadImage(left), try right.map(loadImage))) } catch let failure as SkippedImage {
-                    return .failure(failure)
-                } catch {
-                    return .failure(SkippedImage(t_ns: left.t_ns, path: left.path, reason: "\(error)"))
-                }
-            }
-            let images: (GrayImage, GrayImage?)
-            switch decoded {
-            case .success(let pair): images = pair
-            case .failure(let skip):
+            profiler.add(.decode, nanoseconds: work.decode_ns)
+            if let skip = work.skipped {
                 // Like an absent image: the frame is left out, the IMU goes on.
                 skipped.append(skip)
                 onWarning?("\(skip.path): \(skip.reason); frame \(skip.t_ns) skipped")
                 continue
             }
-            // Gyro samples spanning the interval since the previous frame predict the tracks' motion;
-            // `recentImu` holds only those (plus 20 ms before it, for interpolation at the interval's start).
-            let features = try profiler.measure(.frontend) {
-                try tracker.track(images.0, right: images.1, t_ns: left.t_ns, gyroSamples: lastFrameT == nil ? [] : recentImu)
-            }
-            lastFrameT = left.t_ns
-            recentImu.removeAll { $0.t_ns < left.t_ns - 20_000_000 }
+            guard let images = work.images, let tracked = work.features else { continue }
+            profiler.add(.frontend, nanoseconds: work.frontend_ns)
+            let features = try tracked.get()
 
             let featureFrame = FeatureFrame(
                 t_ns: left.t_ns,
@@ -260,6 +249,7 @@ public final class TrackingPipeline {
                 t_ns: left.t_ns, trackingState: estimate.trackingState, T_W_C: estimate.T_W_C, T_W_B: estimate.T_W_B,
                 camera: camera, landmarks: estimate.landmarks, featureCount: features.features.count, image: images.0)
             let worldFrame = profiler.measure(.planes) { session.process(worldInput) }
+            if options.world.detectionDelayFrames > 0 { profiler.add(.planeWorker, nanoseconds: session.workerDetectionCPU_ns) }
 
             let records = try profiler.measure(.consumers) { () throws -> [any StreamRecord] in
                 var records: [any StreamRecord] = [FrameRecord(worldFrame)]

@@ -13,6 +13,12 @@ public struct WorldOptions: Equatable, Sendable {
     /// … while the map holds up to this many landmarks; beyond, the interval grows in proportion (a 20 000-landmark
     /// map is searched every 500 ms), bounding the cost deterministically.
     public var detectionLandmarksPerInterval: Int = 4_000
+    /// Frames between the landmark snapshot a plane detection starts from and the frame that applies its planes.
+    /// 0 detects on the calling thread (that frame waits for it); ≥ 1 detects on a worker thread, so the frame
+    /// that starts it does not wait, and applies the result exactly that many frames later (waiting then only if
+    /// the worker is not done; up to this many detections queue on the worker): the output depends on the input
+    /// alone, not on the worker's speed.
+    public var detectionDelayFrames: Int = 0
     /// Plane detector tuning.
     public var detector = PlaneDetectorOptions()
     /// Plane tracking tuning.
@@ -47,7 +53,12 @@ public final class WorldSession {
     /// The latest input processed.
     public private(set) var latestInput: WorldFrameInput?
     private let detector: PlaneDetector
+    private let worker: PlaneDetectionWorker?
     private var lastDetection_ns: TimestampNs?
+    /// Frames processed (numbers the frames for the worker's schedule).
+    private var frameIndex = 0
+    /// CPU time the worker spent on the detection applied in the latest frame, ns (0 when none was applied).
+    public private(set) var workerDetectionCPU_ns: UInt64 = 0
     private var nextAnchorId = 1
 
     /// A new, empty session.
@@ -56,6 +67,7 @@ public final class WorldSession {
         map = LandmarkMap(capacity: options.landmarkCapacity, maxAge_ns: options.landmarkMaxAge_ns)
         planeTracker = PlaneTracker(options: options.tracker)
         detector = PlaneDetector(options: options.detector)
+        worker = options.detectionDelayFrames > 0 ? PlaneDetectionWorker(delayFrames: options.detectionDelayFrames) : nil
     }
 
     /// True when the latest frame had normal tracking.
@@ -67,28 +79,44 @@ public final class WorldSession {
     /// finite is handled as not tracking normally (see ``WorldFrameInput/isTrackingNormal``).
     public func process(_ input: WorldFrameInput) -> WorldFrame {
         latestInput = input
+        frameIndex += 1
+        workerDetectionCPU_ns = 0
         var events: [AnchorEvent] = []
         if input.isTrackingNormal {
             map.integrate(input.landmarks, at: input.t_ns)
+            if let worker, let candidates = worker.finish(frame: frameIndex) {
+                workerDetectionCPU_ns = worker.lastCPU_ns
+                events += apply(candidates, input)
+            }
             let scale = max(1, Double(map.count) / Double(max(1, options.detectionLandmarksPerInterval)))
             let interval = TimestampNs(Double(options.detectionInterval_ns) * scale)
-            if lastDetection_ns.map({ input.t_ns - $0 >= interval }) ?? true {
+            if worker?.isFull != true, lastDetection_ns.map({ input.t_ns - $0 >= interval }) ?? true {
                 lastDetection_ns = input.t_ns
-                let candidates = detector.detect(map.all)
-                let changes = planeTracker.update(with: candidates, at: input.t_ns,
-                                                  cameraPosition_W: input.T_W_C.translation)
-                events += changes.map { change -> AnchorEvent in
-                    switch change {
-                    case let .added(p): return AnchorEvent(change: .added, t_ns: input.t_ns, anchor: .plane(p))
-                    case let .updated(p): return AnchorEvent(change: .updated, t_ns: input.t_ns, anchor: .plane(p))
-                    case let .removed(p, into):
-                        return AnchorEvent(change: .removed, t_ns: input.t_ns, anchor: .plane(p), mergedInto: into)
-                    }
+                if let worker {
+                    worker.start(detector, landmarks: map.all, frame: frameIndex)
+                } else {
+                    events += apply(detector.detect(map.all), input)
                 }
-                events += followPlanes(changes, at: input.t_ns)
             }
         }
         return WorldFrame(input: input, session: self, events: events)
+    }
+
+    /// Hands plane candidates to the plane tracker; returns the anchor events that follow.
+    private func apply(_ candidates: [PlaneCandidate], _ input: WorldFrameInput) -> [AnchorEvent] {
+        var events: [AnchorEvent] = []
+        let changes = planeTracker.update(with: candidates, at: input.t_ns,
+                                          cameraPosition_W: input.T_W_C.translation)
+        events += changes.map { change -> AnchorEvent in
+            switch change {
+            case let .added(p): return AnchorEvent(change: .added, t_ns: input.t_ns, anchor: .plane(p))
+            case let .updated(p): return AnchorEvent(change: .updated, t_ns: input.t_ns, anchor: .plane(p))
+            case let .removed(p, into):
+                return AnchorEvent(change: .removed, t_ns: input.t_ns, anchor: .plane(p), mergedInto: into)
+            }
+        }
+        events += followPlanes(changes, at: input.t_ns)
+        return events
     }
 
     /// Re-poses user anchors attached to refined planes and re-attaches those on merged planes.
@@ -130,6 +158,7 @@ public final class WorldSession {
     public func reset(t_ns: TimestampNs) -> [AnchorEvent] {
         let events = planes.map { AnchorEvent(change: .removed, t_ns: t_ns, anchor: .plane($0)) }
             + userAnchors.map { AnchorEvent(change: .removed, t_ns: t_ns, anchor: .user($0)) }
+        worker?.cancel()
         map.removeAll()
         planeTracker.removeAll()
         userAnchors.removeAll()

@@ -70,13 +70,16 @@ struct RunCommand: ParsableCommand {
     @Flag(help: "Pace the replay like the recording instead of running as fast as possible.")
     var realtime = false
 
+    @Option(help: "Threads: 1 runs the stages in turn; 2 decodes and tracks the next frame's features on a second thread while the estimator updates the current one (same output).")
+    var threads: Int = 1
+
     @Option(name: .customLong("consumer"), help: "Enable a consumer: NAME[:key=value,…] (repeatable).")
     var consumers: [String] = []
 
     @Option(help: "Feed the stream to this shell command's standard input (instead of stdout).")
     var pipe: String?
 
-    @Flag(help: "Print per-stage timing (median, p90, max per frame) to stderr at the end.")
+    @Flag(help: "Print per-stage timing (median, p90, p99, max per frame) to stderr at the end.")
     var profile = false
 
     @Flag(help: "Do not write the JSON-Lines stream (useful with --trajectory or --profile).")
@@ -93,6 +96,7 @@ struct RunCommand: ParsableCommand {
 
     func validate() throws {
         if let seconds, !(seconds > 0 && seconds.isFinite && seconds < 1e9) { throw ValidationError("--seconds must be > 0 (got \(seconds))") }
+        guard (1...2).contains(threads) else { throw ValidationError("--threads must be 1 or 2 (got \(threads))") }
         if pipe != nil && noStream { throw ValidationError("--pipe and --no-stream contradict each other") }
     }
 
@@ -135,6 +139,7 @@ struct RunCommand: ParsableCommand {
         options.stereo = stereo
         options.maxSeconds = seconds
         options.realtime = realtime
+        options.threads = threads
         options.mapReuse.enabled = !noMapReuse
         options.estimator.state.adaptiveImuNoise = !calibratedImuNoise
         guard timeOffsetMs.isFinite, abs(timeOffsetMs) <= options.estimator.state.timeOffset.maxMagnitude_s * 1000 else {

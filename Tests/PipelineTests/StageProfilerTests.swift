@@ -20,6 +20,7 @@ struct StageProfilerTests {
         #expect(frontend.count == 10)
         #expect(abs(frontend.median_ms - 5.5) < 1e-9)    // linear interpolation between 5 and 6
         #expect(abs(frontend.p90_ms - 9.1) < 1e-9)       // 0.9·9 = 8.1 → 9 + 0.1·(10 − 9)
+        #expect(abs(frontend.p99_ms - 9.91) < 1e-9)      // 0.99·9 = 8.91 → 9 + 0.91·(10 − 9)
         #expect(abs(frontend.max_ms - 10) < 1e-9)
         #expect(abs(frontend.total_ms - 55) < 1e-9)
         let total = try #require(profiler.total)
