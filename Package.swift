@@ -113,7 +113,7 @@ let package = Package(
                     swiftSettings: swift5),
         .testTarget(name: "VisionTests", dependencies: ["Geometry", "Imaging", "Sensors", "Simulation", "TestSupport", "Vision"],
                     swiftSettings: swift5),
-        .testTarget(name: "EstimationTests", dependencies: ["Estimation", "Geometry", "LinearAlgebra", "Sensors", "TestSupport"],
+        .testTarget(name: "EstimationTests", dependencies: ["Estimation", "Geometry", "LinearAlgebra", "Sensors", "Simulation", "TestSupport"],
                     swiftSettings: swift5),
         .testTarget(name: "EvaluationTests", dependencies: ["Evaluation", "Geometry", "Sensors", "TestSupport"], swiftSettings: swift5),
         .testTarget(name: "WorldTests", dependencies: ["Consumers", "Estimation", "Geometry", "Imaging", "Sensors", "TestSupport", "World"],

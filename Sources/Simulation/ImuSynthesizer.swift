@@ -10,17 +10,22 @@ public struct ImuSimulationOptions: Equatable, Sendable {
     public var rateHz: Double = 200
     /// Add white noise to the measurements (σ = density · √rate per sample).
     public var whiteNoise: Bool = true
-    /// Add biases: a non-zero initial bias drawn from the seed, evolving as a random walk
-    /// (σ = random-walk density / √rate per sample).
+    /// Add biases: a non-zero initial bias drawn from the seed (or the fixed one below), evolving as a random walk
+    /// (σ = random-walk density / √rate per sample) unless `biasRandomWalk` is false.
     public var biases: Bool = true
+    /// Let the biases walk (default true); false keeps them at their initial values for the whole run
+    /// (constant biases, as estimator tests want them to check bias estimation against a known value).
+    public var biasRandomWalk: Bool = true
     /// Fixed initial gyro bias (rad/s) instead of a drawn one.
     public var initialGyroBias_B: Vec3?
     /// Fixed initial accelerometer bias (m/s²) instead of a drawn one.
     public var initialAccelBias_B: Vec3?
 
+    /// Options with the given values; the defaults are EuRoC's noise at 200 Hz with drawn, walking biases.
     public init(noise: ImuNoiseModel = .euroc, rateHz: Double = 200, whiteNoise: Bool = true, biases: Bool = true,
-                initialGyroBias_B: Vec3? = nil, initialAccelBias_B: Vec3? = nil) {
+                biasRandomWalk: Bool = true, initialGyroBias_B: Vec3? = nil, initialAccelBias_B: Vec3? = nil) {
         self.noise = noise; self.rateHz = rateHz; self.whiteNoise = whiteNoise; self.biases = biases
+        self.biasRandomWalk = biasRandomWalk
         self.initialGyroBias_B = initialGyroBias_B; self.initialAccelBias_B = initialAccelBias_B
     }
 
@@ -68,9 +73,9 @@ public enum ImuSynthesizer {
             let dt_ns = Time.nanoseconds(Double(k) / rate)
             let t = Time.seconds(dt_ns)
             let s = trajectory.state(at: t)
-            let R = s.T_W_B.rotation
-            var gyro = s.omega_B + bg
-            var accel = R.inverse.act(s.a_W - Scene.gravity_W) + ba
+            let exact = exactSample(s, t_ns: startTimeNs + dt_ns)
+            var gyro = exact.gyro_B + bg
+            var accel = exact.accel_B + ba
             if options.whiteNoise {
                 gyro += sgW * gauss3()
                 accel += saW * gauss3()
@@ -78,11 +83,17 @@ public enum ImuSynthesizer {
             samples.append(ImuSample(t_ns: startTimeNs + dt_ns, gyro_B: gyro, accel_B: accel))
             truth.append(GroundTruthState(t_ns: startTimeNs + dt_ns, T_W_B: s.T_W_B, v_W: s.v_W,
                                           gyroBias_B: bg, accelBias_B: ba))
-            if options.biases {
+            if options.biases && options.biasRandomWalk {
                 bg += sgB * gauss3()
                 ba += saB * gauss3()
             }
         }
         return SimulatedImu(samples: samples, groundTruth: truth)
+    }
+
+    /// The exact measurement of a state, stamped `t_ns`: no noise, no bias.
+    /// `gyro_B = omega_B`, `accel_B = R_W_Bᵀ (a_W − g_W)` (at rest the accelerometer reads +9.81 m/s² up).
+    public static func exactSample(_ state: TrajectoryState, t_ns: TimestampNs) -> ImuSample {
+        ImuSample(t_ns: t_ns, gyro_B: state.omega_B, accel_B: state.T_W_B.rotation.inverse.act(state.a_W - Scene.gravity_W))
     }
 }
