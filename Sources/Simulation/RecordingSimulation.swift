@@ -36,17 +36,17 @@ public struct RecordingSimulationConfig: Sendable {
     /// Camera–IMU time offset, ns: the image stamped t shows the world at IMU/ground-truth time t + offset.
     public var timeOffsetNs: Int64
     /// IMU rows are copied from this long before the first to this long after the last frame's data, ns.
-    public var imuMarginNs: Int64
+    public var imuMargin_ns: Int64
     /// How the rendered images are checked for texture.
     public var textureCheck: TextureCheckOptions
 
     public init(recording: Recording, scene: RecordingScene = .fitted(layout: "room"), stereo: Bool = false,
                 startSeconds: Double = 0, seconds: Double? = nil, seed: UInt64 = 1, effects: ImageEffects = ImageEffects(),
-                render: RenderOptions = RenderOptions(), timeOffsetNs: Int64 = 0, imuMarginNs: Int64 = 1_000_000_000,
+                render: RenderOptions = RenderOptions(), timeOffsetNs: Int64 = 0, imuMargin_ns: Int64 = 1_000_000_000,
                 textureCheck: TextureCheckOptions = TextureCheckOptions()) {
         self.recording = recording; self.scene = scene; self.stereo = stereo; self.startSeconds = startSeconds
         self.seconds = seconds; self.seed = seed; self.effects = effects; self.render = render
-        self.timeOffsetNs = timeOffsetNs; self.imuMarginNs = imuMarginNs; self.textureCheck = textureCheck
+        self.timeOffsetNs = timeOffsetNs; self.imuMargin_ns = imuMargin_ns; self.textureCheck = textureCheck
     }
 }
 
@@ -137,7 +137,7 @@ public struct RecordingSimulationSummary: Sendable {
     /// IMU rows copied and ground-truth rows written.
     public var imuRows: Int, groundTruthRows: Int
     /// Wall-clock seconds spent rendering and writing images.
-    public var imageSeconds: Double
+    public var image_s: Double
     /// The facts written into `scene.json`.
     public var info: RecordingInfo
 }
@@ -160,7 +160,7 @@ public enum RecordingDatasetWriter {
         var cameras = [rec.cam0]
         if config.stereo {
             guard let cam1 = rec.cam1 else {
-                throw RecordingError(rec.cam1ExpectedYamlPath, "missing file: --stereo needs the recording's cam1 calibration (sensor.yaml)")
+                throw RecordingError(rec.cam1ExpectedYAMLPath, "missing file: --stereo needs the recording's cam1 calibration (sensor.yaml)")
             }
             cameras.append(cam1)
         }
@@ -168,7 +168,7 @@ public enum RecordingDatasetWriter {
                                                imuLastNs: rec.imuRows.lastT_ns, rateHz: rec.cam0.rateHz,
                                                startSeconds: config.startSeconds, seconds: config.seconds,
                                                timeOffsetNs: config.timeOffsetNs, source: rec.groundTruthPath)
-        let trajectory = try RecordedTrajectory(states: rec.groundTruth, originNs: plan.referenceNs)
+        let trajectory = try RecordedTrajectory(states: rec.groundTruth, origin_ns: plan.referenceNs)
         let scene: Scene
         var fit: SceneFitReport?
         switch config.scene {
@@ -216,24 +216,24 @@ public enum RecordingDatasetWriter {
 
         // IMU: the recording's rows, unchanged, around the frames' span.
         let span = plan.dataSpan
-        let imuIdx = rec.imuRows.indices(from: span.lowerBound - config.imuMarginNs, to: span.upperBound + config.imuMarginNs)
+        let imuIdx = rec.imuRows.indices(from: span.lowerBound - config.imuMargin_ns, to: span.upperBound + config.imuMargin_ns)
         try mkdir(mav + "/imu0")
         try write(Data(rec.imuRows.bytes(rows: imuIdx)), mav + "/imu0/data.csv")
-        try copy(rec.imuYamlPath, mav + "/imu0/sensor.yaml")
-        if let body = rec.bodyYamlPath { try copy(body, mav + "/body.yaml") }
+        try copy(rec.imuYAMLPath, mav + "/imu0/sensor.yaml")
+        if let body = rec.bodyYAMLPath { try copy(body, mav + "/body.yaml") }
 
         // Ground truth: the recording's rows in the span, through Sensors' ASL ground-truth writer.
         let gt = rec.groundTruth.filter { span.contains($0.t_ns) }
         try mkdir(mav + "/state_groundtruth_estimate0")
         try write(Data(TrajectoryFile.formatASLGroundTruth(gt).utf8), mav + "/state_groundtruth_estimate0/data.csv")
-        if let y = rec.groundTruthYamlPath {
+        if let y = rec.groundTruthYAMLPath {
             try copy(y, mav + "/state_groundtruth_estimate0/sensor.yaml")
         } else {
-            try write(Data(AslText.groundTruthYaml.utf8), mav + "/state_groundtruth_estimate0/sensor.yaml")
+            try write(Data(ASLText.groundTruthYAML.utf8), mav + "/state_groundtruth_estimate0/sensor.yaml")
         }
 
         // Cameras.
-        let yamls = [rec.cam0YamlPath, rec.cam1YamlPath]
+        let yamls = [rec.cam0YAMLPath, rec.cam1YAMLPath]
         for (c, cam) in cameras.enumerated() {
             try mkdir(mav + "/\(cam.name)/data")
             if let y = yamls[c] { try copy(y, mav + "/\(cam.name)/sensor.yaml") }
@@ -248,7 +248,7 @@ public enum RecordingDatasetWriter {
         try DatasetWriter.renderFrames(stamps: plan.imageStamps, times: plan.groundTruthTimes.map { trajectory.time(ofStamp: $0) },
                                        trajectory: trajectory, cameras: cameras, synth: synth, maps: maps, sensorFolder: mav,
                                        inspect: { k, c, img in check.add(frame: k, camera: c, image: img) }, progress: progress)
-        let imageSeconds = Date().timeIntervalSince(start)
+        let image_s = Date().timeIntervalSince(start)
 
         let sceneSource: String
         switch config.scene {
@@ -286,7 +286,7 @@ public enum RecordingDatasetWriter {
             throw SimulationError.writeFailed(path: directory + "/scene.json", reason: "\(error)")
         }
         return RecordingSimulationSummary(directory: directory, framesPerCamera: plan.imageStamps.count, cameras: cameras.count,
-                                          imuRows: imuIdx.count, groundTruthRows: gt.count, imageSeconds: imageSeconds, info: info)
+                                          imuRows: imuIdx.count, groundTruthRows: gt.count, image_s: image_s, info: info)
     }
 }
 

@@ -17,7 +17,7 @@ public struct SimulationConfig: Sendable {
     /// The camera rig (default: EuRoC-like mono pinhole at 20 Hz).
     public var rig: SimRig
     /// IMU options (rate 200 Hz, EuRoC noise, biases on by default).
-    public var imu: ImuSimulationOptions
+    public var imu: IMUSimulationOptions
     /// Image effects (noise, exposure, motion blur).
     public var effects: ImageEffects
     /// Renderer options (texture resolution, edge anti-aliasing).
@@ -29,7 +29,7 @@ public struct SimulationConfig: Sendable {
     public var startTimeNs: Int64
 
     public init(scene: Scene, trajectoryName: String = "handheld", trajectoryOptions: TrajectoryOptions = TrajectoryOptions(),
-                seconds: Double, seed: UInt64, rig: SimRig = .euroc(), imu: ImuSimulationOptions = ImuSimulationOptions(),
+                seconds: Double, seed: UInt64, rig: SimRig = .euroc(), imu: IMUSimulationOptions = IMUSimulationOptions(),
                 effects: ImageEffects = ImageEffects(), render: RenderOptions = RenderOptions(),
                 timeOffsetNs: Int64 = 0, startTimeNs: Int64 = 1_600_000_000_000_000_000) {
         self.scene = scene; self.trajectoryName = trajectoryName; self.trajectoryOptions = trajectoryOptions

@@ -79,8 +79,8 @@ struct SimulateCommand: ParsableCommand {
     @Flag(help: "Perfect sensors: no IMU noise or biases, no image noise or exposure changes (with --from-recording: images only).")
     var noNoise = false
 
-    @Option(parsing: .unconditional, help: "Camera–IMU time offset in milliseconds: the image stamped t shows the world at IMU time t + offset.")
-    var timeOffsetMs: Double = 0
+    @Option(name: .customLong("time-offset-ms"), parsing: .unconditional, help: "Camera–IMU time offset in milliseconds: the image stamped t shows the world at IMU time t + offset.")
+    var timeOffset_ms: Double = 0
 
     @Flag(help: "Motion blur: average 5 sub-frame renders over a 12 ms exposure (5× slower).")
     var motionBlur = false
@@ -117,8 +117,8 @@ struct SimulateCommand: ParsableCommand {
             throw CLIError.badInput("--seconds must be a number > 0 (got \(seconds))")
         }
         if let start, !(start >= 0 && start.isFinite) { throw CLIError.badInput("--start must be a number ≥ 0 (got \(start))") }
-        guard timeOffsetMs.isFinite, abs(timeOffsetMs) < 1000 else {
-            throw CLIError.badInput("--time-offset-ms must be within ±1000 (got \(timeOffsetMs))")
+        guard timeOffset_ms.isFinite, abs(timeOffset_ms) < 1000 else {
+            throw CLIError.badInput("--time-offset-ms must be within ±1000 (got \(timeOffset_ms))")
         }
         let segments = [("--still-at", stillAt), ("--pure-rotation-at", pureRotationAt), ("--shake-at", shakeAt)]
         for (name, v) in segments {
@@ -179,7 +179,7 @@ struct SimulateCommand: ParsableCommand {
         if let s = pureRotationAt { opts.pureRotationSegment = TimeSegment(start: s, duration: 4) }
         if let s = shakeAt { opts.fastShakeSegment = TimeSegment(start: s, duration: 2) }
         var effects = ImageEffects(motionBlur: motionBlur)
-        var imu = ImuSimulationOptions()
+        var imu = IMUSimulationOptions()
         if noNoise {
             effects.noiseSigma = 0
             effects.exposureVariation = false
@@ -187,7 +187,7 @@ struct SimulateCommand: ParsableCommand {
         }
         let config = SimulationConfig(scene: world, trajectoryName: trajectory, trajectoryOptions: opts, seconds: seconds,
                                       seed: seed, rig: rig, imu: imu, effects: effects,
-                                      timeOffsetNs: Int64((timeOffsetMs * 1e6).rounded()))
+                                      timeOffsetNs: Int64((timeOffset_ms * 1e6).rounded()))
         let err = FileHandle.standardError
         err.write(Data("simulate: scene \(world.name), trajectory \(trajectory), \(seconds) s, seed \(seed) → \(out)\n".utf8))
         let started = Date()
@@ -221,7 +221,7 @@ struct SimulateCommand: ParsableCommand {
             if noNoise { effects.noiseSigma = 0; effects.exposureVariation = false }
             let config = RecordingSimulationConfig(recording: recording, scene: sceneChoice, stereo: stereo,
                                                    startSeconds: start ?? 0, seconds: seconds, seed: seed, effects: effects,
-                                                   timeOffsetNs: Int64((timeOffsetMs * 1e6).rounded()))
+                                                   timeOffsetNs: Int64((timeOffset_ms * 1e6).rounded()))
             let (plan, cameras, world, fit, _) = try RecordingDatasetWriter.prepare(config)
             let spanSeconds = Double(plan.groundTruthTimes.last! - plan.groundTruthTimes.first!) * 1e-9
             err.write(Data(String(format: "simulate: from recording %@: %d frames × %d camera(s) over %.2f s (ground truth %lld … %lld ns), scene %@ → %@\n",

@@ -37,7 +37,7 @@ private func files(_ dir: String) -> [String] {
     #expect(try Data(contentsOf: URL(fileURLWithPath: a + "/mav0/imu0/data.csv")) != Data(contentsOf: URL(fileURLWithPath: c + "/mav0/imu0/data.csv")))
 }
 
-@Test func writesTheAslLayout() throws {
+@Test func writesTheASLLayout() throws {
     var config = SimDatasets.smallConfig(seconds: 0.25, seed: 3, stereo: true)
     config.timeOffsetNs = 5_000_000
     let dir = try SimDatasets.write(config, label: "layout")
@@ -65,9 +65,9 @@ private func files(_ dir: String) -> [String] {
     let imu = try text("mav0/imu0/data.csv").split(separator: "\n")
     #expect(imu[0].hasPrefix("#timestamp [ns],w_RS_S_x [rad s^-1]"))
     #expect(imu.count == 1 + 51)
-    let imuYaml = try text("mav0/imu0/sensor.yaml")
-    #expect(imuYaml.hasPrefix("%YAML:1.0\n") && imuYaml.contains("gyroscope_noise_density: 0.00016968")
-            && imuYaml.contains("accelerometer_random_walk: 0.003") && imuYaml.contains("rate_hz: 200"))
+    let imuYAML = try text("mav0/imu0/sensor.yaml")
+    #expect(imuYAML.hasPrefix("%YAML:1.0\n") && imuYAML.contains("gyroscope_noise_density: 0.00016968")
+            && imuYAML.contains("accelerometer_random_walk: 0.003") && imuYAML.contains("rate_hz: 200"))
     let gt = try text("mav0/state_groundtruth_estimate0/data.csv").split(separator: "\n")
     #expect(gt.count == imu.count)
     #expect(gt[0].hasPrefix("#timestamp, p_RS_R_x [m]"))
@@ -141,7 +141,7 @@ private func files(_ dir: String) -> [String] {
     #expect(ds.imu.samples.count == 61)
     #expect(ds.imu.calibration.noise == config.imu.noise)
     let gt = try TrajectoryFile.readASLGroundTruth(path: dir + "/mav0/state_groundtruth_estimate0/data.csv")
-    let imu = ImuSynthesizer.synthesize(trajectory: try config.trajectory(), seconds: config.seconds,
+    let imu = IMUSynthesizer.synthesize(trajectory: try config.trajectory(), seconds: config.seconds,
                                         startTimeNs: config.startTimeNs, options: config.imu, seed: config.seed)
     #expect(gt.count == imu.groundTruth.count)
     #expect(gt[30].t_ns == imu.groundTruth[30].t_ns && gt[30].v_W == imu.groundTruth[30].v_W)

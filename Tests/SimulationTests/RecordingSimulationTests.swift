@@ -70,7 +70,7 @@ struct RecordingSimulationTests {
     }
 
     @Test("frames are the ground-truth rows at the camera rate; IMU rows are the recording's lines byte for byte; ground truth restricted to the span")
-    func framesImuAndGroundTruth() throws {
+    func framesIMUAndGroundTruth() throws {
         let source = try Self.recordingPath()
         let recording = try Recording(path: source)
         let out = SimDatasets.temporaryPath("from-rec")
@@ -243,7 +243,7 @@ struct RecordingSimulationTests {
     }
 
     @Test("a recording whose imu0 T_BS is not the identity is refused, naming the file")
-    func nonIdentityImuExtrinsicsRefused() throws {
+    func nonIdentityIMUExtrinsicsRefused() throws {
         let source = try Self.recordingPath()
         let copy = SimDatasets.temporaryPath("rec-imu-tbs")
         try FileManager.default.copyItem(atPath: source, toPath: copy)

@@ -7,7 +7,7 @@ import Simulation
 /// `restDuration` seconds at the start and a C¹-smooth ramp of `rampDuration` seconds into motion.
 ///
 /// Time is warped, `p(t) = P(τ(t))`, with `τ' = 0` at rest, rising smoothly to 1; all derivatives are
-/// exact (chain rule), so the IMU samples Simulation's `ImuSynthesizer` computes from it are exact.
+/// exact (chain rule), so the IMU samples Simulation's `IMUSynthesizer` computes from it are exact.
 public struct EstimationTrajectory: Trajectory {
     /// Name (`Trajectory`).
     public var name: String { "estimation-fixture" }
@@ -66,14 +66,14 @@ public struct EstimationTrajectory: Trajectory {
                                a_W: P2 * d1 * d1 + P1 * d2, omega_B: omega)
     }
 
-    /// IMU samples at `rateHz` from 0 to `duration` seconds (inclusive) from Simulation's `ImuSynthesizer`, with
+    /// IMU samples at `rateHz` from 0 to `duration` seconds (inclusive) from Simulation's `IMUSynthesizer`, with
     /// constant biases `gyroBias` / `accelBias`; with a `noise` model also white noise and bias random walks
     /// starting from those biases (seeded).
     public func imuSamples(duration: Double, rateHz: Double, gyroBias: Vec3 = .zero, accelBias: Vec3 = .zero,
-                           noise: ImuNoiseModel? = nil, seed: UInt64 = 1) -> [ImuSample] {
-        let options = ImuSimulationOptions(noise: noise ?? .euroc, rateHz: rateHz, whiteNoise: noise != nil, biases: true,
+                           noise: IMUNoiseModel? = nil, seed: UInt64 = 1) -> [IMUSample] {
+        let options = IMUSimulationOptions(noise: noise ?? .euroc, rateHz: rateHz, whiteNoise: noise != nil, biases: true,
                                            biasRandomWalk: noise != nil, initialGyroBias_B: gyroBias, initialAccelBias_B: accelBias)
-        return ImuSynthesizer.synthesize(trajectory: self, seconds: duration, startTimeNs: 0, options: options, seed: seed).samples
+        return IMUSynthesizer.synthesize(trajectory: self, seconds: duration, startTimeNs: 0, options: options, seed: seed).samples
     }
 }
 
@@ -144,8 +144,8 @@ public struct EstimationScene: Sendable {
         let count = Int((duration * rateHz).rounded())
         let intr = camera.model.intrinsics
         for k in 0...count {
-            let tNs = Int64(k) * Int64((1e9 / rateHz).rounded())
-            let s = trajectory.state(at: Double(tNs) * 1e-9)
+            let t_ns = Int64(k) * Int64((1e9 / rateHz).rounded())
+            let s = trajectory.state(at: Double(t_ns) * 1e-9)
             let T_C_W = (s.T_W_B * camera.T_B_C).inverse
             let T_C1_W = (s.T_W_B * rightCamera.T_B_C).inverse
             var obs: [EstimationSimObservation] = []
@@ -176,7 +176,7 @@ public struct EstimationScene: Sendable {
                 obs.append(EstimationSimObservation(id: i + n * generation[i], camera: 0, normalized: normalized,
                                                     rightNormalized: right, isOutlier: outlier))
             }
-            out.append(EstimationSimFrame(t_ns: tNs, observations: obs))
+            out.append(EstimationSimFrame(t_ns: t_ns, observations: obs))
         }
         return out
     }
