@@ -53,7 +53,7 @@ public enum DatasetWriter {
         try mkdir(mav)
 
         // IMU and ground truth.
-        let imu = IMUSynthesizer.synthesize(trajectory: trajectory, seconds: config.seconds, startTimeNs: config.startTimeNs,
+        let imu = IMUSynthesizer.synthesize(trajectory: trajectory, seconds: config.seconds, startTime_ns: config.startTime_ns,
                                             options: config.imu, seed: config.seed)
         try mkdir(mav + "/imu0")
         try write(ASLText.imuYAML(config.imu), mav + "/imu0/sensor.yaml")
@@ -77,8 +77,8 @@ public enum DatasetWriter {
         if let s = config.trajectoryOptions.pureRotationSegment { options["pureRotationSegment"] = "\(s.start)+\(s.duration)s" }
         if let s = config.trajectoryOptions.fastShakeSegment { options["fastShakeSegment"] = "\(s.start)+\(s.duration)s" }
         let info = SimulationInfo(trajectory: trajectory.name, seed: config.seed, seconds: config.seconds,
-                                  cameraRateHz: config.rig.cameras[0].rateHz, imuRateHz: config.imu.rateHz,
-                                  startTimeNs: config.startTimeNs, timeOffsetNs: config.timeOffsetNs, options: options)
+                                  cameraRate_hz: config.rig.cameras[0].rateHz, imuRate_hz: config.imu.rateHz,
+                                  startTime_ns: config.startTime_ns, timeOffset_ns: config.timeOffset_ns, options: options)
         do {
             try config.scene.jsonData(simulation: info).write(to: URL(fileURLWithPath: directory + "/scene.json"))
         } catch {

@@ -47,8 +47,8 @@ public struct SimulatedIMU: Equatable, Sendable {
 /// White noise σ = density · √rate; the bias walks by σ = randomWalk / √rate per sample. Initial biases,
 /// unless given, are drawn per seed: each gyro axis ±[0.01, 0.08] rad/s, each accel axis ±[0.05, 0.10] m/s².
 public enum IMUSynthesizer {
-    /// Samples at `t_k = k / rate` for `0 ≤ t_k ≤ seconds`, time-stamped `startTimeNs + round(t_k · 1e9)`.
-    public static func synthesize(trajectory: any Trajectory, seconds: Double, startTimeNs: TimestampNs,
+    /// Samples at `t_k = k / rate` for `0 ≤ t_k ≤ seconds`, time-stamped `startTime_ns + round(t_k · 1e9)`.
+    public static func synthesize(trajectory: any Trajectory, seconds: Double, startTime_ns: TimestampNs,
                                   options: IMUSimulationOptions = IMUSimulationOptions(), seed: UInt64) -> SimulatedIMU {
         let rate = options.rateHz
         let count = Int((seconds * rate + 1e-9).rounded(.down)) + 1
@@ -73,15 +73,15 @@ public enum IMUSynthesizer {
             let dt_ns = Time.nanoseconds(Double(k) / rate)
             let t = Time.seconds(dt_ns)
             let s = trajectory.state(at: t)
-            let exact = exactSample(s, t_ns: startTimeNs + dt_ns)
+            let exact = exactSample(s, t_ns: startTime_ns + dt_ns)
             var gyro = exact.gyro_B + bg
             var accel = exact.accel_B + ba
             if options.whiteNoise {
                 gyro += sgW * gauss3()
                 accel += saW * gauss3()
             }
-            samples.append(IMUSample(t_ns: startTimeNs + dt_ns, gyro_B: gyro, accel_B: accel))
-            truth.append(GroundTruthState(t_ns: startTimeNs + dt_ns, T_W_B: s.T_W_B, v_W: s.v_W,
+            samples.append(IMUSample(t_ns: startTime_ns + dt_ns, gyro_B: gyro, accel_B: accel))
+            truth.append(GroundTruthState(t_ns: startTime_ns + dt_ns, T_W_B: s.T_W_B, v_W: s.v_W,
                                           gyroBias_B: bg, accelBias_B: ba))
             if options.biases && options.biasRandomWalk {
                 bg += sgB * gauss3()

@@ -187,7 +187,7 @@ struct SimulateCommand: ParsableCommand {
         }
         let config = SimulationConfig(scene: world, trajectoryName: trajectory, trajectoryOptions: opts, seconds: seconds,
                                       seed: seed, rig: rig, imu: imu, effects: effects,
-                                      timeOffsetNs: Int64((timeOffset_ms * 1e6).rounded()))
+                                      timeOffset_ns: Int64((timeOffset_ms * 1e6).rounded()))
         let err = FileHandle.standardError
         err.write(Data("simulate: scene \(world.name), trajectory \(trajectory), \(seconds) s, seed \(seed) → \(out)\n".utf8))
         let started = Date()
@@ -220,12 +220,12 @@ struct SimulateCommand: ParsableCommand {
             var effects = ImageEffects(motionBlur: motionBlur)
             if noNoise { effects.noiseSigma = 0; effects.exposureVariation = false }
             let config = RecordingSimulationConfig(recording: recording, scene: sceneChoice, stereo: stereo,
-                                                   startSeconds: start ?? 0, seconds: seconds, seed: seed, effects: effects,
-                                                   timeOffsetNs: Int64((timeOffset_ms * 1e6).rounded()))
+                                                   start_s: start ?? 0, seconds: seconds, seed: seed, effects: effects,
+                                                   timeOffset_ns: Int64((timeOffset_ms * 1e6).rounded()))
             let (plan, cameras, world, fit, _) = try RecordingDatasetWriter.prepare(config)
-            let spanSeconds = Double(plan.groundTruthTimes.last! - plan.groundTruthTimes.first!) * 1e-9
+            let span_s = Double(plan.groundTruthTimes.last! - plan.groundTruthTimes.first!) * 1e-9
             err.write(Data(String(format: "simulate: from recording %@: %d frames × %d camera(s) over %.2f s (ground truth %lld … %lld ns), scene %@ → %@\n",
-                                  path, plan.imageStamps.count, cameras.count, spanSeconds, plan.groundTruthTimes.first!,
+                                  path, plan.imageStamps.count, cameras.count, span_s, plan.groundTruthTimes.first!,
                                   plan.groundTruthTimes.last!, world.name, out).utf8))
             if let fit {
                 err.write(Data(String(format: "simulate: fitted %@ %.2f × %.2f m, floor %@, ceiling %@; furniture: %@%@\n",
@@ -241,7 +241,7 @@ struct SimulateCommand: ParsableCommand {
             if let t = summary.info.textureCheck {
                 err.write(Data(String(format: "texture check: %d/%d images textured (≥ %d FAST corners, ≥ %d of 16 cells); corners per image min %d, median %d (fewest: %@ at %lld ns)\n",
                                       t.texturedImages, t.images, t.minimumCornersApplied, t.options.minimumCells,
-                                      t.minCorners, t.medianCorners, t.worstCamera, t.worstStampNs).utf8))
+                                      t.minCorners, t.medianCorners, t.worstCamera, t.worstStamp_ns).utf8))
                 if t.texturedImages < t.images {
                     err.write(Data("simulate: warning: \(t.images - t.texturedImages) image(s) see little texture; see scene.json's recording.textureCheck\n".utf8))
                 }

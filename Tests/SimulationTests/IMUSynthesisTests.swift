@@ -50,7 +50,7 @@ func perfectIMUIntegratesToGroundTruth(variant: String) throws {
                                     fastShakeSegment: TimeSegment(start: 8.2, duration: 1.5))
     }
     let traj = try AnalyticTrajectory.make(name: String(parts[0]), scene: .room(), options: options)
-    let imu = IMUSynthesizer.synthesize(trajectory: traj, seconds: 10, startTimeNs: 1_000_000_000, options: .perfect, seed: 7)
+    let imu = IMUSynthesizer.synthesize(trajectory: traj, seconds: 10, startTime_ns: 1_000_000_000, options: .perfect, seed: 7)
     #expect(imu.samples.count == 2001)
     let gt0 = imu.groundTruth[0]
     let states = integrateRK4(imu.samples, q0: gt0.T_W_B.rotation.quaternion, v0: gt0.v_W, p0: gt0.T_W_B.translation)
@@ -70,8 +70,8 @@ func perfectIMUIntegratesToGroundTruth(variant: String) throws {
 
 @Test func noiseAndBiasesFollowTheModel() throws {
     let traj = try AnalyticTrajectory.make(name: "orbit", scene: .room())
-    let perfect = IMUSynthesizer.synthesize(trajectory: traj, seconds: 20, startTimeNs: 0, options: .perfect, seed: 3)
-    let noisy = IMUSynthesizer.synthesize(trajectory: traj, seconds: 20, startTimeNs: 0,
+    let perfect = IMUSynthesizer.synthesize(trajectory: traj, seconds: 20, startTime_ns: 0, options: .perfect, seed: 3)
+    let noisy = IMUSynthesizer.synthesize(trajectory: traj, seconds: 20, startTime_ns: 0,
                                           options: IMUSimulationOptions(biases: false), seed: 3)
     var sg = 0.0, sa = 0.0
     for (p, n) in zip(perfect.samples, noisy.samples) {
@@ -84,7 +84,7 @@ func perfectIMUIntegratesToGroundTruth(variant: String) throws {
     #expect(abs((sg / N).squareRoot() / (m.gyroscopeNoiseDensity * 200.0.squareRoot()) - 1) < 0.05)
     #expect(abs((sa / N).squareRoot() / (m.accelerometerNoiseDensity * 200.0.squareRoot()) - 1) < 0.05)
 
-    let biased = IMUSynthesizer.synthesize(trajectory: traj, seconds: 20, startTimeNs: 0, seed: 3)
+    let biased = IMUSynthesizer.synthesize(trajectory: traj, seconds: 20, startTime_ns: 0, seed: 3)
     let b0 = biased.groundTruth[0]
     for i in 0..<3 {
         #expect(abs(b0.gyroBias_B[i]) >= 0.01 && abs(b0.gyroBias_B[i]) <= 0.08)
@@ -100,15 +100,15 @@ func perfectIMUIntegratesToGroundTruth(variant: String) throws {
     let drift = (biased.groundTruth.last!.gyroBias_B - b0.gyroBias_B).norm
     #expect(drift > 0 && drift < 1e-3)
     // Another seed draws other biases; the same seed the same samples.
-    let other = IMUSynthesizer.synthesize(trajectory: traj, seconds: 1, startTimeNs: 0, seed: 4)
+    let other = IMUSynthesizer.synthesize(trajectory: traj, seconds: 1, startTime_ns: 0, seed: 4)
     #expect(other.groundTruth[0].gyroBias_B != b0.gyroBias_B)
-    let again = IMUSynthesizer.synthesize(trajectory: traj, seconds: 20, startTimeNs: 0, seed: 3)
+    let again = IMUSynthesizer.synthesize(trajectory: traj, seconds: 20, startTime_ns: 0, seed: 3)
     #expect(again == biased)
 }
 
 @Test func restMeasuresGravityOnly() throws {
     let traj = try AnalyticTrajectory.make(name: "handheld", scene: .room())
-    let imu = IMUSynthesizer.synthesize(trajectory: traj, seconds: 1, startTimeNs: 0, options: .perfect, seed: 1)
+    let imu = IMUSynthesizer.synthesize(trajectory: traj, seconds: 1, startTime_ns: 0, options: .perfect, seed: 1)
     for s in imu.samples {
         #expect(s.gyro_B == .zero)
         // Specific force at rest is +9.81 m/s² up, rotated into the body.

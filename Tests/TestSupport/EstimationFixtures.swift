@@ -73,7 +73,7 @@ public struct EstimationTrajectory: Trajectory {
                            noise: IMUNoiseModel? = nil, seed: UInt64 = 1) -> [IMUSample] {
         let options = IMUSimulationOptions(noise: noise ?? .euroc, rateHz: rateHz, whiteNoise: noise != nil, biases: true,
                                            biasRandomWalk: noise != nil, initialGyroBias_B: gyroBias, initialAccelBias_B: accelBias)
-        return IMUSynthesizer.synthesize(trajectory: self, seconds: duration, startTimeNs: 0, options: options, seed: seed).samples
+        return IMUSynthesizer.synthesize(trajectory: self, seconds: duration, startTime_ns: 0, options: options, seed: seed).samples
     }
 }
 

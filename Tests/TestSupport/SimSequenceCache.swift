@@ -69,7 +69,7 @@ public enum SimSequenceCache {
             return SimulationConfig(scene: try Scene.builtIn(named: "room"), trajectoryName: "handheld",
                                     trajectoryOptions: options, seconds: seconds, seed: seed,
                                     rig: .euroc(stereo: stereo, fisheye: false, rateHz: 20),
-                                    timeOffsetNs: Int64((timeOffset_ms * 1e6).rounded()))
+                                    timeOffset_ns: Int64((timeOffset_ms * 1e6).rounded()))
         }
     }
 }
