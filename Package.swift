@@ -66,17 +66,20 @@ let package = Package(
         .target(name: "Vision", dependencies: ["Geometry", "Imaging", "Sensors"], swiftSettings: swift5),
         .target(name: "Estimation", dependencies: ["Geometry", "LinearAlgebra", "Sensors"], swiftSettings: swift5),
         .target(name: "World", dependencies: ["Estimation", "Geometry", "Imaging", "LinearAlgebra", "Sensors"], swiftSettings: swift5),
-        .target(name: "Consumers", dependencies: ["Geometry", "Imaging", "Sensors", "World"], swiftSettings: swift5),
+        .target(name: "StreamFormat", dependencies: ["Geometry", "Sensors"], swiftSettings: swift5),
+        .target(name: "Consumers", dependencies: ["Geometry", "Imaging", "Sensors", "StreamFormat", "World"], swiftSettings: swift5),
         .target(name: "Pipeline",
                 dependencies: ["Consumers", "Estimation", "Geometry", "Imaging", "Sensors", "Vision", "World"],
                 swiftSettings: swift5),
         /// Umbrella: re-exports the engine's public modules (the `WorldTrack` product).
         .target(name: "WorldTrack",
-                dependencies: ["Consumers", "Estimation", "Geometry", "Imaging", "Pipeline", "Sensors", "Vision", "World"],
+                dependencies: ["Consumers", "Estimation", "Geometry", "Imaging", "Pipeline", "Sensors", "StreamFormat", "Vision",
+                               "World"],
                 swiftSettings: swift5),
 
         // MARK: Tools around the engine
-        .target(name: "Evaluation", dependencies: ["Geometry", "Imaging", "LinearAlgebra", "Sensors"], swiftSettings: swift5),
+        .target(name: "Evaluation", dependencies: ["Geometry", "Imaging", "LinearAlgebra", "Sensors", "StreamFormat"],
+                swiftSettings: swift5),
         .target(name: "Simulation", dependencies: ["Geometry", "Imaging", "Sensors"], exclude: ["README.md"], swiftSettings: swift5),
 
         // MARK: Command line
@@ -113,7 +116,7 @@ let package = Package(
                     swiftSettings: swift5),
         .testTarget(name: "VisionTests", dependencies: ["Geometry", "Imaging", "Sensors", "Simulation", "TestSupport", "Vision"],
                     swiftSettings: swift5),
-        .testTarget(name: "EstimationTests", dependencies: ["Estimation", "Geometry", "LinearAlgebra", "Sensors", "TestSupport"],
+        .testTarget(name: "EstimationTests", dependencies: ["Estimation", "Geometry", "LinearAlgebra", "Sensors", "Simulation", "TestSupport"],
                     swiftSettings: swift5),
         .testTarget(name: "EvaluationTests", dependencies: ["Evaluation", "Geometry", "Sensors", "TestSupport"], swiftSettings: swift5),
         .testTarget(name: "WorldTests", dependencies: ["Consumers", "Estimation", "Geometry", "Imaging", "Sensors", "TestSupport", "World"],
@@ -122,7 +125,8 @@ let package = Package(
                     dependencies: ["Consumers", "Estimation", "Evaluation", "Geometry", "Imaging", "Pipeline", "Sensors",
                                    "Simulation", "TestSupport", "Vision"],
                     swiftSettings: swift5),
-        .testTarget(name: "WorldTrackCLITests", dependencies: ["Evaluation", "Sensors", "Simulation", "TestSupport"], swiftSettings: swift5),
+        .testTarget(name: "WorldTrackCLITests", dependencies: ["Evaluation", "Sensors", "Simulation", "StreamFormat", "TestSupport"],
+                    swiftSettings: swift5),
     ],
     cxxLanguageStandard: .cxx17
 )

@@ -2,27 +2,8 @@ import Foundation
 import Geometry
 import Imaging
 import Sensors
+import StreamFormat
 import World
-
-/// The `burst.captured` record: one frame saved by the burst consumer.
-public struct BurstCapturedRecord: StreamRecord, Equatable {
-    /// Record type: `burst.captured`.
-    public let type = "burst.captured"
-    /// Frame time, ns.
-    public var t_ns: TimestampNs
-    /// `StreamSchema.version`.
-    public let schema = StreamSchema.version
-    /// Which burst (0-based, one per trigger time).
-    public var burst: Int
-    /// Index of the frame within the burst (0-based).
-    public var index: Int
-    /// Path of the PNG written (absent when the frame had no image).
-    public var image: String?
-    /// Path of the JSON sidecar written.
-    public var sidecar: String
-
-    enum CodingKeys: String, CodingKey { case type, t_ns, schema, burst, index, image, sidecar }
-}
 
 /// The JSON sidecar written next to each burst image (schema `worldtrack.burst/1`).
 public struct BurstSidecar: Codable, Equatable {

@@ -1,33 +1,8 @@
 import Foundation
 import Geometry
 import Sensors
+import StreamFormat
 import World
-
-/// The `cursor` record: where a ray from the image centre meets the world this frame.
-public struct CursorRecord: StreamRecord, Equatable {
-    /// Record type: `cursor`.
-    public let type = "cursor"
-    /// Frame time, ns.
-    public var t_ns: TimestampNs
-    /// `StreamSchema.version`.
-    public let schema = StreamSchema.version
-    /// `none`, `estimated` (estimated or infinite plane) or `onPlane` (inside a detected plane's boundary).
-    public var state: String
-    /// Raycast target that produced the hit.
-    public var target: String?
-    /// Hit pose, 4×4 row-major (z along the surface normal).
-    public var transform: [Double]?
-    /// Hit point, world, metres.
-    public var position: [Double]?
-    /// Surface normal, world.
-    public var normal: [Double]?
-    /// Distance from the camera, metres.
-    public var distance: Double?
-    /// Plane hit.
-    public var plane_id: String?
-
-    enum CodingKeys: String, CodingKey { case type, t_ns, schema, state, target, transform, position, normal, distance, plane_id }
-}
 
 /// `cursor[:place=T1,T2,…]`: every frame, a raycast from the image centre (plane geometry, then estimated plane,
 /// then infinite plane); at each place time (first frame at or after it with a hit) a user anchor is added there.

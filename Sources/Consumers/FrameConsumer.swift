@@ -1,4 +1,5 @@
 import Foundation
+import StreamFormat
 import World
 
 /// A plug-in that sees every world frame and may emit stream records (and write files).

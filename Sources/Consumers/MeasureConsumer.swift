@@ -1,6 +1,7 @@
 import Foundation
 import Geometry
 import Sensors
+import StreamFormat
 import World
 
 /// One tap: a polyline of pixels to measure at a time.
@@ -62,52 +63,6 @@ public struct MeasureTap: Equatable {
             }
             return MeasureTap(time: time, pixels: pixels, label: label)
         }
-    }
-}
-
-/// The `measurement` record: a measured polyline.
-public struct MeasurementRecord: StreamRecord, Equatable {
-    /// Record type: `measurement`.
-    public let type = "measurement"
-    /// Time of the frame measured on, ns.
-    public var t_ns: TimestampNs
-    /// `StreamSchema.version`.
-    public let schema = StreamSchema.version
-    /// The requested tap time, ns.
-    public var tap_t_ns: TimestampNs
-    /// The tap's label.
-    public var label: String?
-    /// `ok` or `failed`.
-    public var status: String
-    /// Why it failed.
-    public var reason: String?
-    /// One entry per tapped pixel (all, when status is ok).
-    public var points: [PointJSON]
-    /// Length of each polyline segment, metres.
-    public var segments: [Double]
-    /// Total length, metres.
-    public var total: Double?
-    /// 1-σ uncertainty of `total`, metres (model in docs/STREAM.md).
-    public var total_std: Double?
-    /// 1-σ uncertainty of each segment, metres.
-    public var segment_std: [Double]
-
-    /// A measured point.
-    public struct PointJSON: Encodable, Equatable {
-        /// Tapped pixel.
-        public var pixel: [Double]
-        /// World point, metres.
-        public var position: [Double]
-        /// Raycast target that produced it.
-        public var target: String
-        /// Plane hit, if any.
-        public var plane_id: String?
-        /// Distance from the camera, metres.
-        public var distance: Double
-    }
-
-    enum CodingKeys: String, CodingKey {
-        case type, t_ns, schema, tap_t_ns, label, status, reason, points, segments, total, total_std, segment_std
     }
 }
 

@@ -1,4 +1,5 @@
 import Foundation
+import StreamFormat
 #if canImport(Glibc)
 import Glibc
 #endif

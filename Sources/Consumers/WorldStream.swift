@@ -1,5 +1,6 @@
 import Foundation
 import Sensors
+import StreamFormat
 import World
 
 /// The world layer plus consumers plus stream output, in one object the `run` command drives:

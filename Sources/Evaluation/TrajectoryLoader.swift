@@ -1,6 +1,7 @@
 import Foundation
 import Geometry
 import Sensors
+import StreamFormat
 
 /// The formats of trajectory input the evaluator reads, told apart by content.
 public enum TrajectoryFormat: String, Sendable, Codable {
@@ -108,30 +109,30 @@ public enum TrajectoryLoader {
         return .tum
     }
 
-    /// Parses WorldTrack's JSON-Lines stream: `"type":"frame"` records with `t_ns`, `tracking_state` and
-    /// the body pose `body_position` [x,y,z] / `body_orientation` [w,x,y,z] (falling back, with a warning,
-    /// to the camera pose `position` / `orientation`). Other record types are ignored.
+    /// Parses WorldTrack's JSON-Lines stream: `"type":"frame"` records (`FrameRecord.PoseFields`) with `t_ns`,
+    /// `tracking_state` (absent: `normal`) and the body pose `body_position` [x,y,z] / `body_orientation` [w,x,y,z]
+    /// (falling back, with a warning, to the camera pose `position` / `orientation`). Other record types are ignored.
     public static func parseStream(_ text: String, source: String, includeLimited: Bool) throws -> LoadedTrajectory {
         var poses: [StampedPose] = []
         var skipped = 0
         var cameraFallbackLines = 0
         var frames = 0
+        let decoder = JSONDecoder()
         for (lineNumber, line) in TrajectoryFile.dataLines(text) {
             func bad(_ reason: String) -> TrajectoryLoadError { .badRecord(path: source, line: lineNumber, reason: reason) }
-            guard let object = (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any] else {
+            guard let record = try? decoder.decode(FrameRecord.PoseFields.self, from: Data(line.utf8)) else {
                 throw bad("not a JSON object")
             }
-            guard (object["type"] as? String) == "frame" else { continue }
+            guard record.type == FrameRecord.recordType else { continue }
             frames += 1
-            guard let t_ns = integer(object["t_ns"]), t_ns >= 0 else { throw bad("frame record without a non-negative integer t_ns") }
-            let state = trackingState(object["tracking_state"] ?? (object["camera"] as? [String: Any])?["tracking_state"])
+            guard let t_ns = record.t_ns, t_ns >= 0 else { throw bad("frame record without a non-negative integer t_ns") }
+            let state = (record.tracking_state ?? "normal").lowercased().replacingOccurrences(of: "_", with: "")
             if state == "notavailable" || (state.hasPrefix("limited") && !includeLimited) { skipped += 1; continue }
-            let camera = object["camera"] as? [String: Any]
-            var position = vector(object["body_position"], count: 3)
-            var orientation = vector(object["body_orientation"], count: 4)
+            var position = record.body_position.flatMap { $0.count == 3 ? $0 : nil }
+            var orientation = record.body_orientation.flatMap { $0.count == 4 ? $0 : nil }
             if position == nil || orientation == nil {
-                position = vector(object["position"] ?? camera?["position"], count: 3)
-                orientation = vector(object["orientation"] ?? camera?["orientation"], count: 4)
+                position = record.position.flatMap { $0.count == 3 ? $0 : nil }
+                orientation = record.orientation.flatMap { $0.count == 4 ? $0 : nil }
                 if position != nil && orientation != nil { cameraFallbackLines += 1 }
             }
             guard let p = position, let q = orientation else {
@@ -156,37 +157,5 @@ public enum TrajectoryLoader {
             warnings.append("\(source): \(cameraFallbackLines) frames have no body_position/body_orientation; used the camera pose position/orientation instead (not the IMU body frame of the ground truth)")
         }
         return LoadedTrajectory(path: source, format: .worldTrackStream, poses: poses, skippedFrames: skipped, warnings: warnings)
-    }
-
-    /// Tracking state lower-cased: a string (`normal`, `limited(initializing)`, …) or an object's `state`.
-    static func trackingState(_ value: Any?) -> String {
-        if let s = value as? String { return s.lowercased().replacingOccurrences(of: "_", with: "") }
-        if let d = value as? [String: Any], let s = d["state"] as? String { return s.lowercased().replacingOccurrences(of: "_", with: "") }
-        return "normal"
-    }
-
-    static func integer(_ value: Any?) -> Int64? {
-        if let n = value as? NSNumber {
-            let d = n.doubleValue
-            if let i = value as? Int64 { return i }
-            if let i = value as? Int { return Int64(i) }
-            return d.rounded() == d && abs(d) < 9.2e18 ? Int64(d) : nil
-        }
-        if let s = value as? String { return Int64(s) }
-        return nil
-    }
-
-    /// A numeric array of `count` values, or an object with keys w/x/y/z (or x/y/z).
-    static func vector(_ value: Any?, count: Int) -> [Double]? {
-        if let a = value as? [Any] {
-            let v = a.compactMap { ($0 as? NSNumber)?.doubleValue }
-            return v.count == count && a.count == count ? v : nil
-        }
-        if let d = value as? [String: Any] {
-            let keys = count == 4 ? ["w", "x", "y", "z"] : ["x", "y", "z"]
-            let v = keys.compactMap { (d[$0] as? NSNumber)?.doubleValue }
-            return v.count == count ? v : nil
-        }
-        return nil
     }
 }

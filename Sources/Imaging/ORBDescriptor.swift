@@ -33,10 +33,10 @@ public struct ORBDescriptor: Hashable, Sendable {
         public var size: Float
         /// Orientation in degrees (0...360, clockwise in the image since y points down);
         /// `nil` = computed from the patch's intensity centroid (ORB's rule).
-        public var angleDegrees: Float?
+        public var angle_deg: Float?
         /// A keypoint at `position` (pixels).
-        public init(position: SIMD2<Float>, size: Float = 31, angleDegrees: Float? = nil) {
-            self.position = position; self.size = size; self.angleDegrees = angleDegrees
+        public init(position: SIMD2<Float>, size: Float = 31, angle_deg: Float? = nil) {
+            self.position = position; self.size = size; self.angle_deg = angle_deg
         }
     }
 
@@ -53,7 +53,7 @@ public struct ORBDescriptor: Hashable, Sendable {
         let count = try checkCount(keypoints.count, "ORB keypoints")
         if keypoints.isEmpty { return [] }
         let cKeypoints = keypoints.map {
-            wt_orb_keypoint(x: $0.position.x, y: $0.position.y, size: $0.size, angle: $0.angleDegrees ?? -1)
+            wt_orb_keypoint(x: $0.position.x, y: $0.position.y, size: $0.size, angle: $0.angle_deg ?? -1)
         }
         var descriptors = [UInt8](repeating: 0, count: keypoints.count * 32)
         var valid = [UInt8](repeating: 0, count: keypoints.count)

@@ -32,7 +32,7 @@ public struct ASLDataset: Sendable {
     /// Cameras in folder order (`cam0`, `cam1`, …).
     public var cameras: [CameraStream]
     /// The IMU (`imu0`).
-    public var imu: ImuStream
+    public var imu: IMUStream
     /// The ground-truth file and its extent; `nil` when the dataset has none.
     public var groundTruth: GroundTruthInfo?
     /// The optional `body.yaml`, when present.
@@ -80,7 +80,7 @@ public struct ASLDataset: Sendable {
 
         // IMU.
         let imuFolder = (sensorFolder as NSString).appendingPathComponent("imu0")
-        let imu = ASLImuLoader.load(folder: imuFolder, options: options, log: &log)
+        let imu = ASLIMULoader.load(folder: imuFolder, options: options, log: &log)
 
         // Ground truth and body.yaml (optional).
         let groundTruth = ASLGroundTruthScan.scan(sensorFolder: sensorFolder, log: &log)
@@ -105,9 +105,9 @@ public struct ASLDataset: Sendable {
     }
 
     /// All sensor events in time order: IMU samples and camera frames, with `cam0`/`cam1` frames of
-    /// equal time (within `stereoToleranceNs`) paired into one `.stereoFrame` when `stereo` is true.
-    public func events(stereo: Bool = true, stereoToleranceNs: TimestampNs = 1_000_000, imuLookaheadNs: TimestampNs = 0) -> SensorEventSequence {
-        SensorEventSequence(imu: imu.samples, cameras: cameras.map(\.frames), stereo: stereo, stereoToleranceNs: stereoToleranceNs,
+    /// equal time (within `stereoTolerance_ns`) paired into one `.stereoFrame` when `stereo` is true.
+    public func events(stereo: Bool = true, stereoTolerance_ns: TimestampNs = 1_000_000, imuLookaheadNs: TimestampNs = 0) -> SensorEventSequence {
+        SensorEventSequence(imu: imu.samples, cameras: cameras.map(\.frames), stereo: stereo, stereoTolerance_ns: stereoTolerance_ns,
                             imuLookaheadNs: imuLookaheadNs)
     }
 
@@ -129,7 +129,7 @@ public struct ASLDataset: Sendable {
     }
 
     /// Warns when a camera's frames fall outside the IMU's time span (no inertial data for them).
-    static func checkOverlap(cameras: [CameraStream], imu: ImuStream, log: inout ProblemLog) {
+    static func checkOverlap(cameras: [CameraStream], imu: IMUStream, log: inout ProblemLog) {
         guard let imuFirst = imu.firstT_ns, let imuLast = imu.lastT_ns else { return }
         for camera in cameras {
             guard let first = camera.firstT_ns, let last = camera.lastT_ns else { continue }

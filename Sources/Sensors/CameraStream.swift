@@ -33,14 +33,14 @@ public struct CameraStream: Equatable, Sendable {
     /// `ASLLoadOptions.decodeImages` (nil otherwise).
     public var undecodableImages: [String]?
     /// Frame rate estimated from the time stamps (1 / median period), Hz; `nil` with fewer than 2 frames.
-    public var estimatedRateHz: Double?
+    public var estimatedRate_hz: Double?
 
     /// Creates a stream (loaders build these; tests and simulators may too).
     public init(index: Int, calibration: CameraCalibration, folder: String, frames: [CameraFrameRef],
-                listedCount: Int? = nil, missingImages: [String] = [], estimatedRateHz: Double? = nil) {
+                listedCount: Int? = nil, missingImages: [String] = [], estimatedRate_hz: Double? = nil) {
         self.index = index; self.calibration = calibration; self.folder = folder; self.frames = frames
         self.listedCount = listedCount ?? frames.count; self.missingImages = missingImages
-        self.estimatedRateHz = estimatedRateHz ?? RateEstimate.medianRateHz(frames.map(\.t_ns))
+        self.estimatedRate_hz = estimatedRate_hz ?? RateEstimate.medianRate_hz(frames.map(\.t_ns))
     }
 
     /// The camera's name (`cam0`).
@@ -50,7 +50,7 @@ public struct CameraStream: Equatable, Sendable {
     /// Time of the last frame, nanoseconds.
     public var lastT_ns: TimestampNs? { frames.last?.t_ns }
     /// Time from the first to the last frame, seconds (0 when there are fewer than 2 frames).
-    public var durationSeconds: Double {
+    public var duration_s: Double {
         guard let a = firstT_ns, let b = lastT_ns else { return 0 }
         return Time.seconds(b - a)
     }
@@ -60,13 +60,13 @@ public struct CameraStream: Equatable, Sendable {
 public enum RateEstimate {
     /// 1 / (median of successive differences) of strictly increasing time stamps, Hz; `nil` for fewer
     /// than two stamps. The median ignores gaps and dropped samples, unlike count / duration.
-    public static func medianRateHz(_ t_ns: [TimestampNs]) -> Double? {
-        guard let period = medianPeriodNs(t_ns), period > 0 else { return nil }
+    public static func medianRate_hz(_ t_ns: [TimestampNs]) -> Double? {
+        guard let period = medianPeriod_ns(t_ns), period > 0 else { return nil }
         return 1e9 / Double(period)
     }
 
     /// The median of successive differences of `t_ns`, nanoseconds; `nil` for fewer than two stamps.
-    public static func medianPeriodNs(_ t_ns: [TimestampNs]) -> TimestampNs? {
+    public static func medianPeriod_ns(_ t_ns: [TimestampNs]) -> TimestampNs? {
         guard t_ns.count >= 2 else { return nil }
         var diffs = [TimestampNs](repeating: 0, count: t_ns.count - 1)
         for i in 1..<t_ns.count { diffs[i - 1] = t_ns[i] - t_ns[i - 1] }

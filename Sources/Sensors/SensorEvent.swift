@@ -1,7 +1,7 @@
 /// One measurement of a dataset, as `ASLDataset.events()` delivers them in time order.
 public enum SensorEvent: Equatable, Sendable {
     /// An IMU sample.
-    case imu(ImuSample)
+    case imu(IMUSample)
     /// A frame of camera `camera` (its index in `ASLDataset.cameras`) with no partner of equal time.
     case frame(camera: Int, CameraFrameRef)
     /// Frames of cameras 0 (left) and 1 (right) taken at the same time.
@@ -24,20 +24,20 @@ public enum SensorEvent: Equatable, Sendable {
 /// once the IMU covers `t + L`, or the IMU has ended): a filter that estimates a camera–IMU time offset
 /// propagates to `t + t_d` for the frame stamped `t`.
 public struct SensorEventSequence: Sequence, Sendable {
-    private let imu: [ImuSample]
+    private let imu: [IMUSample]
     private let frameEvents: [SensorEvent]
     private let imuLookaheadNs: TimestampNs
 
     /// Merges `imu` (time-ordered) with the frames of each camera (each time-ordered). With `stereo`,
-    /// frames of cameras 0 and 1 less than or equal to `stereoToleranceNs` apart become one `.stereoFrame`.
-    public init(imu: [ImuSample], cameras: [[CameraFrameRef]], stereo: Bool = true, stereoToleranceNs: TimestampNs = 1_000_000,
+    /// frames of cameras 0 and 1 less than or equal to `stereoTolerance_ns` apart become one `.stereoFrame`.
+    public init(imu: [IMUSample], cameras: [[CameraFrameRef]], stereo: Bool = true, stereoTolerance_ns: TimestampNs = 1_000_000,
                 imuLookaheadNs: TimestampNs = 0) {
         self.imu = imu
         self.imuLookaheadNs = Swift.max(0, imuLookaheadNs)
         var events: [SensorEvent] = []
         var firstSingle = 0
         if stereo, cameras.count >= 2 {
-            events += SensorEventSequence.pairStereo(cameras[0], cameras[1], tolerance: stereoToleranceNs)
+            events += SensorEventSequence.pairStereo(cameras[0], cameras[1], tolerance: stereoTolerance_ns)
             firstSingle = 2
         }
         for c in firstSingle..<cameras.count {
@@ -79,12 +79,12 @@ public struct SensorEventSequence: Sequence, Sendable {
 
     /// Walks the two time-ordered lists, taking the earlier head each step.
     public struct Iterator: IteratorProtocol {
-        private let imu: [ImuSample]
+        private let imu: [IMUSample]
         private let frames: [SensorEvent]
         private let imuLookaheadNs: TimestampNs
         private var i = 0, f = 0
 
-        init(imu: [ImuSample], frames: [SensorEvent], imuLookaheadNs: TimestampNs = 0) {
+        init(imu: [IMUSample], frames: [SensorEvent], imuLookaheadNs: TimestampNs = 0) {
             self.imu = imu; self.frames = frames; self.imuLookaheadNs = imuLookaheadNs
         }
 

@@ -17,8 +17,8 @@ public enum SensorYAML {
     }
 
     /// The calibration of the IMU from the `sensor.yaml` at `path`.
-    public static func readImu(path: String) throws -> ImuCalibration {
-        try parseImu(yaml: readText(path), file: path)
+    public static func readIMU(path: String) throws -> IMUCalibration {
+        try parseIMU(yaml: readText(path), file: path)
     }
 
     /// A camera calibration from `sensor.yaml` text; `file` names the source in errors.
@@ -62,7 +62,7 @@ public enum SensorYAML {
     /// An IMU calibration from `sensor.yaml` text; `file` names the source in errors.
     ///
     /// Needs `rate_hz` and the four Kalibr noise parameters; `T_BS` defaults to identity.
-    public static func parseImu(yaml: String, file: String) throws -> ImuCalibration {
+    public static func parseIMU(yaml: String, file: String) throws -> IMUCalibration {
         let root = try parseRoot(yaml, file: file)
         let doc = Document(root: root, file: file)
         let rate = try doc.number("rate_hz")
@@ -74,7 +74,7 @@ public enum SensorYAML {
             noise.append(value)
         }
         let T_B_S = root["T_BS"] == nil ? SE3.identity : try doc.transform("T_BS")
-        return ImuCalibration(noise: ImuNoiseModel(gyroscopeNoiseDensity: noise[0], gyroscopeRandomWalk: noise[1],
+        return IMUCalibration(noise: IMUNoiseModel(gyroscopeNoiseDensity: noise[0], gyroscopeRandomWalk: noise[1],
                                                    accelerometerNoiseDensity: noise[2], accelerometerRandomWalk: noise[3]),
                               rateHz: rate, T_B_S: T_B_S)
     }

@@ -12,7 +12,7 @@ public struct SimulationSummary: Sendable {
     /// IMU samples written.
     public var imuSamples: Int
     /// Wall-clock seconds spent rendering and writing images.
-    public var imageSeconds: Double
+    public var image_s: Double
 }
 
 /// Writes a simulated dataset in the ASL/EuRoC layout:
@@ -53,15 +53,15 @@ public enum DatasetWriter {
         try mkdir(mav)
 
         // IMU and ground truth.
-        let imu = ImuSynthesizer.synthesize(trajectory: trajectory, seconds: config.seconds, startTimeNs: config.startTimeNs,
+        let imu = IMUSynthesizer.synthesize(trajectory: trajectory, seconds: config.seconds, startTime_ns: config.startTime_ns,
                                             options: config.imu, seed: config.seed)
         try mkdir(mav + "/imu0")
-        try write(AslText.imuYaml(config.imu), mav + "/imu0/sensor.yaml")
-        try write(AslText.imuCSV(imu.samples), mav + "/imu0/data.csv")
+        try write(ASLText.imuYAML(config.imu), mav + "/imu0/sensor.yaml")
+        try write(ASLText.imuCSV(imu.samples), mav + "/imu0/data.csv")
         try mkdir(mav + "/state_groundtruth_estimate0")
-        try write(AslText.groundTruthYaml, mav + "/state_groundtruth_estimate0/sensor.yaml")
+        try write(ASLText.groundTruthYAML, mav + "/state_groundtruth_estimate0/sensor.yaml")
         try write(TrajectoryFile.formatASLGroundTruth(imu.groundTruth), mav + "/state_groundtruth_estimate0/data.csv")
-        try write(AslText.bodyYaml, mav + "/body.yaml")
+        try write(ASLText.bodyYAML, mav + "/body.yaml")
 
         // Scene description.
         var options: [String: String] = [
@@ -77,8 +77,8 @@ public enum DatasetWriter {
         if let s = config.trajectoryOptions.pureRotationSegment { options["pureRotationSegment"] = "\(s.start)+\(s.duration)s" }
         if let s = config.trajectoryOptions.fastShakeSegment { options["fastShakeSegment"] = "\(s.start)+\(s.duration)s" }
         let info = SimulationInfo(trajectory: trajectory.name, seed: config.seed, seconds: config.seconds,
-                                  cameraRateHz: config.rig.cameras[0].rateHz, imuRateHz: config.imu.rateHz,
-                                  startTimeNs: config.startTimeNs, timeOffsetNs: config.timeOffsetNs, options: options)
+                                  cameraRate_hz: config.rig.cameras[0].rateHz, imuRate_hz: config.imu.rateHz,
+                                  startTime_ns: config.startTime_ns, timeOffset_ns: config.timeOffset_ns, options: options)
         do {
             try config.scene.jsonData(simulation: info).write(to: URL(fileURLWithPath: directory + "/scene.json"))
         } catch {
@@ -93,14 +93,14 @@ public enum DatasetWriter {
         let maps = config.rig.cameras.map { BearingMap(model: $0.model) }
         for cam in config.rig.cameras {
             try mkdir(mav + "/\(cam.name)/data")
-            try write(AslText.cameraYaml(cam), mav + "/\(cam.name)/sensor.yaml")
+            try write(ASLText.cameraYAML(cam), mav + "/\(cam.name)/sensor.yaml")
             try write("#timestamp [ns],filename\n" + stamps.map { "\($0),\($0).png\n" }.joined(),
                       mav + "/\(cam.name)/data.csv")
         }
         try renderFrames(stamps: stamps, times: stamps.map { config.trajectoryTime(ofImageStamped: $0) }, trajectory: trajectory,
                          cameras: config.rig.cameras, synth: synth, maps: maps, sensorFolder: mav, progress: progress)
         return SimulationSummary(directory: directory, framesPerCamera: stamps.count, imuSamples: imu.samples.count,
-                                 imageSeconds: Date().timeIntervalSince(start))
+                                 image_s: Date().timeIntervalSince(start))
     }
 
     /// Refuses an output folder that exists and is not empty (or is a file) unless `force`; with `force`,

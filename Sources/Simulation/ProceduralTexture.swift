@@ -76,8 +76,8 @@ public enum ProceduralTexture {
         let period = Double(n) * metresPerTexel
         // 1. Value-noise fBm: lattice cells that divide the period.
         let base = Float(rng.uniform(90, 165))
-        for (cellMetres, amp) in [(0.6, 55.0), (0.25, 35.0), (0.09, 22.0), (0.025, 12.0)] {
-            let cells = max(1, Int((period / cellMetres).rounded()))
+        for (cell_m, amp) in [(0.6, 55.0), (0.25, 35.0), (0.09, 22.0), (0.025, 12.0)] {
+            let cells = max(1, Int((period / cell_m).rounded()))
             var lattice = [Float](repeating: 0, count: cells * cells)
             for i in 0..<lattice.count { lattice[i] = Float(rng.uniform(-amp, amp)) }
             let texPerCell = Double(n) / Double(cells)

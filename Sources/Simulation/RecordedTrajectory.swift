@@ -6,7 +6,7 @@ import Sensors
 /// the trajectory of `simulate --from-recording`.
 ///
 /// Poses are `T_W_B` (body B = IMU frame, world W as the recording's, z up; metres). Trajectory time `t`
-/// is seconds since `originNs` (a time stamp, nanoseconds). At a time that is one of the states' time stamps
+/// is seconds since `origin_ns` (a time stamp, nanoseconds). At a time that is one of the states' time stamps
 /// (to the nanosecond, after rounding `t · 1e9`), `state(at:)` returns that state's pose and velocity exactly —
 /// no interpolation; renders of frames at ground-truth time stamps see exactly the recorded poses. Between
 /// states the pose is interpolated (translation linearly, rotation by slerp; used only by sub-frame renders
@@ -19,20 +19,20 @@ public struct RecordedTrajectory: Trajectory {
     /// The recorded states, strictly increasing in time.
     public let states: [GroundTruthState]
     /// Time stamp of trajectory time t = 0, nanoseconds.
-    public let originNs: TimestampNs
+    public let origin_ns: TimestampNs
 
-    /// A trajectory through `states` (at least one, strictly increasing `t_ns`), with t = 0 at `originNs`.
-    public init(states: [GroundTruthState], originNs: TimestampNs) throws {
+    /// A trajectory through `states` (at least one, strictly increasing `t_ns`), with t = 0 at `origin_ns`.
+    public init(states: [GroundTruthState], origin_ns: TimestampNs) throws {
         guard !states.isEmpty else { throw SimulationError.badConfig("a recorded trajectory needs at least one state") }
         for i in 1..<max(1, states.count) where states[i].t_ns <= states[i - 1].t_ns {
             throw SimulationError.badConfig("recorded states are not in increasing time order at index \(i)")
         }
         self.states = states
-        self.originNs = originNs
+        self.origin_ns = origin_ns
     }
 
     /// Trajectory time (seconds) of the time stamp `t_ns`.
-    public func time(ofStamp t_ns: TimestampNs) -> Double { Time.seconds(t_ns - originNs) }
+    public func time(ofStamp t_ns: TimestampNs) -> Double { Time.seconds(t_ns - origin_ns) }
 
     /// Index of the last state with `t_ns ≤ stamp` (−1 when the stamp is before the first state).
     func indexAtOrBefore(_ stamp: TimestampNs) -> Int {
@@ -57,7 +57,7 @@ public struct RecordedTrajectory: Trajectory {
     }
 
     public func state(at t: Double) -> TrajectoryState {
-        let stamp = originNs + Time.nanoseconds(t)
+        let stamp = origin_ns + Time.nanoseconds(t)
         let i = max(0, indexAtOrBefore(stamp))
         let exact = states[i].t_ns == stamp
         let T = pose(atStamp: stamp)

@@ -21,21 +21,21 @@ public struct Recording: Sendable {
     /// Its `mav0` folder (the folder itself when it has no `mav0`).
     public let sensorFolder: String
     /// cam0's calibration and the path of its `sensor.yaml`.
-    public let cam0: CameraCalibration, cam0YamlPath: String
+    public let cam0: CameraCalibration, cam0YAMLPath: String
     /// cam1's calibration and the path of its `sensor.yaml`, when the recording has one.
-    public let cam1: CameraCalibration?, cam1YamlPath: String?
+    public let cam1: CameraCalibration?, cam1YAMLPath: String?
     /// Path of `cam1/sensor.yaml` that was looked for (named in errors when it is missing).
-    public let cam1ExpectedYamlPath: String
+    public let cam1ExpectedYAMLPath: String
     /// The IMU's calibration and the paths of `imu0/sensor.yaml` and `imu0/data.csv`.
-    public let imuCalibration: ImuCalibration, imuYamlPath: String, imuDataPath: String
+    public let imuCalibration: IMUCalibration, imuYAMLPath: String, imuDataPath: String
     /// The IMU data file, line by line, exactly as recorded.
-    public let imuRows: RecordedImuRows
+    public let imuRows: RecordedIMURows
     /// Ground-truth states (body pose in W, velocity, biases) and the file they came from.
     public let groundTruth: [GroundTruthState], groundTruthPath: String
     /// The ground truth's `sensor.yaml`, when present.
-    public let groundTruthYamlPath: String?
+    public let groundTruthYAMLPath: String?
     /// The recording's `body.yaml` (in `mav0/` or the root), when present.
-    public let bodyYamlPath: String?
+    public let bodyYAMLPath: String?
 
     /// Ground-truth folders looked for, in order (EuRoC's estimate, then motion capture as in TUM-VI).
     public static let groundTruthFolders = ["state_groundtruth_estimate0", "mocap0", "groundtruth0"]
@@ -73,43 +73,43 @@ public struct Recording: Sendable {
         }
         groundTruthPath = gtCSV
         groundTruth = try TrajectoryFile.readASLGroundTruth(path: gtCSV)
-        let gtYaml = join((gtCSV as NSString).deletingLastPathComponent, "sensor.yaml")
-        groundTruthYamlPath = fm.fileExists(atPath: gtYaml) ? gtYaml : nil
+        let gtYAML = join((gtCSV as NSString).deletingLastPathComponent, "sensor.yaml")
+        groundTruthYAMLPath = fm.fileExists(atPath: gtYAML) ? gtYAML : nil
 
         // Cameras.
-        let cam0Yaml = join(join(sensorFolder, "cam0"), "sensor.yaml")
-        guard fm.fileExists(atPath: cam0Yaml) else {
-            throw RecordingError(cam0Yaml, "missing file: the recording has no cam0 calibration (sensor.yaml); it gives the camera model, rate and T_B_C to render with")
+        let cam0YAML = join(join(sensorFolder, "cam0"), "sensor.yaml")
+        guard fm.fileExists(atPath: cam0YAML) else {
+            throw RecordingError(cam0YAML, "missing file: the recording has no cam0 calibration (sensor.yaml); it gives the camera model, rate and T_B_C to render with")
         }
-        cam0 = try SensorYAML.readCamera(path: cam0Yaml, name: "cam0")
-        cam0YamlPath = cam0Yaml
-        let cam1Yaml = join(join(sensorFolder, "cam1"), "sensor.yaml")
-        cam1ExpectedYamlPath = cam1Yaml
-        if fm.fileExists(atPath: cam1Yaml) {
-            cam1 = try SensorYAML.readCamera(path: cam1Yaml, name: "cam1")
-            cam1YamlPath = cam1Yaml
+        cam0 = try SensorYAML.readCamera(path: cam0YAML, name: "cam0")
+        cam0YAMLPath = cam0YAML
+        let cam1YAML = join(join(sensorFolder, "cam1"), "sensor.yaml")
+        cam1ExpectedYAMLPath = cam1YAML
+        if fm.fileExists(atPath: cam1YAML) {
+            cam1 = try SensorYAML.readCamera(path: cam1YAML, name: "cam1")
+            cam1YAMLPath = cam1YAML
         } else {
             cam1 = nil
-            cam1YamlPath = nil
+            cam1YAMLPath = nil
         }
 
         // IMU.
-        let imuYaml = join(join(sensorFolder, "imu0"), "sensor.yaml")
+        let imuYAML = join(join(sensorFolder, "imu0"), "sensor.yaml")
         let imuCSV = join(join(sensorFolder, "imu0"), "data.csv")
-        guard fm.fileExists(atPath: imuYaml) else { throw RecordingError(imuYaml, "missing file: the recording has no IMU calibration") }
+        guard fm.fileExists(atPath: imuYAML) else { throw RecordingError(imuYAML, "missing file: the recording has no IMU calibration") }
         guard fm.fileExists(atPath: imuCSV) else { throw RecordingError(imuCSV, "missing file: the recording has no IMU data") }
-        imuCalibration = try SensorYAML.readImu(path: imuYaml)
+        imuCalibration = try SensorYAML.readIMU(path: imuYAML)
         let T = imuCalibration.T_B_S
         let angle = T.rotation.angle, offset = T.translation.norm
         guard angle < 1e-6, offset < 1e-6 else {
-            throw RecordingError(imuYaml, String(format: "imu0 T_BS is not the identity (rotation %.4g rad, translation %.4g m): WorldTrack takes the body frame to be the IMU frame, so the camera T_BS and the ground truth would have to be re-expressed relative to the IMU first; refusing to simulate with frames that disagree", angle, offset))
+            throw RecordingError(imuYAML, String(format: "imu0 T_BS is not the identity (rotation %.4g rad, translation %.4g m): WorldTrack takes the body frame to be the IMU frame, so the camera T_BS and the ground truth would have to be re-expressed relative to the IMU first; refusing to simulate with frames that disagree", angle, offset))
         }
-        imuYamlPath = imuYaml
+        imuYAMLPath = imuYAML
         imuDataPath = imuCSV
-        imuRows = try RecordedImuRows(path: imuCSV)
+        imuRows = try RecordedIMURows(path: imuCSV)
 
         let bodyCandidates = [join(sensorFolder, "body.yaml"), join(path, "body.yaml")]
-        bodyYamlPath = bodyCandidates.first { fm.fileExists(atPath: $0) }
+        bodyYAMLPath = bodyCandidates.first { fm.fileExists(atPath: $0) }
     }
 }
 
@@ -117,7 +117,7 @@ public struct Recording: Sendable {
 ///
 /// Used to copy a recording's IMU rows unchanged: `text(from:to:)` returns the header lines and the
 /// selected rows byte for byte as they are in the file (line ends included).
-public struct RecordedImuRows: Sendable {
+public struct RecordedIMURows: Sendable {
     /// The file's bytes.
     public let bytes: [UInt8]
     /// Byte range of the comment (header) lines before the first data row.

@@ -24,7 +24,7 @@ public struct RecordingSimulationConfig: Sendable {
     /// Render cam1 as well (needs the recording's `cam1/sensor.yaml`).
     public var stereo: Bool
     /// Seconds to skip after the first usable ground-truth time (≥ 0).
-    public var startSeconds: Double
+    public var start_s: Double
     /// Seconds to keep from there; `nil` keeps the whole span covered by ground truth and IMU.
     public var seconds: Double?
     /// Seed of the image noise.
@@ -34,19 +34,19 @@ public struct RecordingSimulationConfig: Sendable {
     /// Renderer options.
     public var render: RenderOptions
     /// Camera–IMU time offset, ns: the image stamped t shows the world at IMU/ground-truth time t + offset.
-    public var timeOffsetNs: Int64
+    public var timeOffset_ns: Int64
     /// IMU rows are copied from this long before the first to this long after the last frame's data, ns.
-    public var imuMarginNs: Int64
+    public var imuMargin_ns: Int64
     /// How the rendered images are checked for texture.
     public var textureCheck: TextureCheckOptions
 
     public init(recording: Recording, scene: RecordingScene = .fitted(layout: "room"), stereo: Bool = false,
-                startSeconds: Double = 0, seconds: Double? = nil, seed: UInt64 = 1, effects: ImageEffects = ImageEffects(),
-                render: RenderOptions = RenderOptions(), timeOffsetNs: Int64 = 0, imuMarginNs: Int64 = 1_000_000_000,
+                start_s: Double = 0, seconds: Double? = nil, seed: UInt64 = 1, effects: ImageEffects = ImageEffects(),
+                render: RenderOptions = RenderOptions(), timeOffset_ns: Int64 = 0, imuMargin_ns: Int64 = 1_000_000_000,
                 textureCheck: TextureCheckOptions = TextureCheckOptions()) {
-        self.recording = recording; self.scene = scene; self.stereo = stereo; self.startSeconds = startSeconds
+        self.recording = recording; self.scene = scene; self.stereo = stereo; self.start_s = start_s
         self.seconds = seconds; self.seed = seed; self.effects = effects; self.render = render
-        self.timeOffsetNs = timeOffsetNs; self.imuMarginNs = imuMarginNs; self.textureCheck = textureCheck
+        self.timeOffset_ns = timeOffset_ns; self.imuMargin_ns = imuMargin_ns; self.textureCheck = textureCheck
     }
 }
 
@@ -82,7 +82,14 @@ public struct TextureCheckResult: Equatable, Sendable, Codable {
     /// Fewest 4 × 4 cells with ≥ 3 corners in one image.
     public var minCells: Int
     /// The image with the fewest corners: its time stamp (ns) and camera.
-    public var worstStampNs: Int64, worstCamera: String
+    public var worstStamp_ns: Int64, worstCamera: String
+
+    /// `scene.json` keys (docs/NAMING.md: the keys stay as they were written).
+    enum CodingKeys: String, CodingKey {
+        case options, images, texturedImages, minimumCornersApplied, fractionTextured, minCorners, medianCorners,
+             maxCorners, minCells, worstCamera
+        case worstStamp_ns = "worstStampNs"
+    }
 }
 
 /// One camera of a from-recording simulation, as `scene.json` records it.
@@ -90,12 +97,18 @@ public struct RecordingCameraInfo: Equatable, Sendable, Codable {
     /// `cam0` or `cam1`.
     public var name: String
     /// The recording's `sensor.yaml` it came from (copied unchanged into the output).
-    public var sensorYaml: String
+    public var sensorYAML: String
     /// `T_B_C` used (row-major 4 × 4; the yaml's `T_BS`).
     public var T_B_C: [Double]
     /// `[width, height]`, pixels; rate, Hz (frames are rendered at cam0's rate).
     public var resolution: [Int]
     public var rateHz: Double
+
+    /// `scene.json` keys (docs/NAMING.md: the keys stay as they were written).
+    enum CodingKeys: String, CodingKey {
+        case name, T_B_C, resolution, rateHz
+        case sensorYAML = "sensorYaml"
+    }
 }
 
 /// The `recording` section of a from-recording `scene.json`: where the trajectory and IMU came from and
@@ -104,21 +117,21 @@ public struct RecordingInfo: Equatable, Sendable, Codable {
     /// The recording folder, its ground-truth file and its IMU file, as given.
     public var source: String, groundTruthFile: String, imuFile: String
     /// The span covered by both ground truth and IMU, and its first ground-truth time (origin of `start`).
-    public var usableStartNs: Int64, usableEndNs: Int64, referenceNs: Int64
+    public var usableStart_ns: Int64, usableEnd_ns: Int64, reference_ns: Int64
     /// `--start` and `--seconds` as requested (seconds; `nil`: all).
-    public var startSeconds: Double, requestedSeconds: Double?
+    public var start_s: Double, requested_s: Double?
     /// Ground-truth times of the first and last frame, and the seconds between them.
-    public var spanStartNs: Int64, spanEndNs: Int64, spanSeconds: Double
+    public var spanStart_ns: Int64, spanEnd_ns: Int64, span_s: Double
     /// Frames per camera, and camera-rate grid slots without a ground-truth row (gaps).
     public var frames: Int, skippedGridSlots: Int
     /// Camera–IMU time offset, ns: the image stamped t shows the ground-truth pose at t + offset.
-    public var timeOffsetNs: Int64
+    public var timeOffset_ns: Int64
     /// How camera poses were made.
     public var cameraPose: String
     /// The cameras rendered.
     public var cameras: [RecordingCameraInfo]
     /// IMU rows copied unchanged, and the first and last copied time stamp.
-    public var imuRows: Int, imuFirstNs: Int64, imuLastNs: Int64
+    public var imuRows: Int, imuFirst_ns: Int64, imuLast_ns: Int64
     /// Ground-truth rows written.
     public var groundTruthRows: Int
     /// `"fitted room"`, `"fitted courtyard"` or `"file PATH"`.
@@ -127,6 +140,16 @@ public struct RecordingInfo: Equatable, Sendable, Codable {
     public var fit: SceneFitReport?
     /// The texture check of the rendered images.
     public var textureCheck: TextureCheckResult?
+
+    /// `scene.json` keys (docs/NAMING.md: the keys stay as they were written).
+    enum CodingKeys: String, CodingKey {
+        case source, groundTruthFile, imuFile, frames, skippedGridSlots, cameraPose, cameras, imuRows, groundTruthRows,
+             scene, fit, textureCheck
+        case usableStart_ns = "usableStartNs", usableEnd_ns = "usableEndNs", reference_ns = "referenceNs"
+        case start_s = "startSeconds", requested_s = "requestedSeconds"
+        case spanStart_ns = "spanStartNs", spanEnd_ns = "spanEndNs", span_s = "spanSeconds"
+        case timeOffset_ns = "timeOffsetNs", imuFirst_ns = "imuFirstNs", imuLast_ns = "imuLastNs"
+    }
 }
 
 /// What a from-recording simulation wrote.
@@ -137,7 +160,7 @@ public struct RecordingSimulationSummary: Sendable {
     /// IMU rows copied and ground-truth rows written.
     public var imuRows: Int, groundTruthRows: Int
     /// Wall-clock seconds spent rendering and writing images.
-    public var imageSeconds: Double
+    public var image_s: Double
     /// The facts written into `scene.json`.
     public var info: RecordingInfo
 }
@@ -160,15 +183,15 @@ public enum RecordingDatasetWriter {
         var cameras = [rec.cam0]
         if config.stereo {
             guard let cam1 = rec.cam1 else {
-                throw RecordingError(rec.cam1ExpectedYamlPath, "missing file: --stereo needs the recording's cam1 calibration (sensor.yaml)")
+                throw RecordingError(rec.cam1ExpectedYAMLPath, "missing file: --stereo needs the recording's cam1 calibration (sensor.yaml)")
             }
             cameras.append(cam1)
         }
-        let plan = try RecordingFramePlan.make(groundTruth: rec.groundTruth, imuFirstNs: rec.imuRows.firstT_ns,
-                                               imuLastNs: rec.imuRows.lastT_ns, rateHz: rec.cam0.rateHz,
-                                               startSeconds: config.startSeconds, seconds: config.seconds,
-                                               timeOffsetNs: config.timeOffsetNs, source: rec.groundTruthPath)
-        let trajectory = try RecordedTrajectory(states: rec.groundTruth, originNs: plan.referenceNs)
+        let plan = try RecordingFramePlan.make(groundTruth: rec.groundTruth, imuFirst_ns: rec.imuRows.firstT_ns,
+                                               imuLast_ns: rec.imuRows.lastT_ns, rateHz: rec.cam0.rateHz,
+                                               start_s: config.start_s, seconds: config.seconds,
+                                               timeOffset_ns: config.timeOffset_ns, source: rec.groundTruthPath)
+        let trajectory = try RecordedTrajectory(states: rec.groundTruth, origin_ns: plan.reference_ns)
         let scene: Scene
         var fit: SceneFitReport?
         switch config.scene {
@@ -216,24 +239,24 @@ public enum RecordingDatasetWriter {
 
         // IMU: the recording's rows, unchanged, around the frames' span.
         let span = plan.dataSpan
-        let imuIdx = rec.imuRows.indices(from: span.lowerBound - config.imuMarginNs, to: span.upperBound + config.imuMarginNs)
+        let imuIdx = rec.imuRows.indices(from: span.lowerBound - config.imuMargin_ns, to: span.upperBound + config.imuMargin_ns)
         try mkdir(mav + "/imu0")
         try write(Data(rec.imuRows.bytes(rows: imuIdx)), mav + "/imu0/data.csv")
-        try copy(rec.imuYamlPath, mav + "/imu0/sensor.yaml")
-        if let body = rec.bodyYamlPath { try copy(body, mav + "/body.yaml") }
+        try copy(rec.imuYAMLPath, mav + "/imu0/sensor.yaml")
+        if let body = rec.bodyYAMLPath { try copy(body, mav + "/body.yaml") }
 
         // Ground truth: the recording's rows in the span, through Sensors' ASL ground-truth writer.
         let gt = rec.groundTruth.filter { span.contains($0.t_ns) }
         try mkdir(mav + "/state_groundtruth_estimate0")
         try write(Data(TrajectoryFile.formatASLGroundTruth(gt).utf8), mav + "/state_groundtruth_estimate0/data.csv")
-        if let y = rec.groundTruthYamlPath {
+        if let y = rec.groundTruthYAMLPath {
             try copy(y, mav + "/state_groundtruth_estimate0/sensor.yaml")
         } else {
-            try write(Data(AslText.groundTruthYaml.utf8), mav + "/state_groundtruth_estimate0/sensor.yaml")
+            try write(Data(ASLText.groundTruthYAML.utf8), mav + "/state_groundtruth_estimate0/sensor.yaml")
         }
 
         // Cameras.
-        let yamls = [rec.cam0YamlPath, rec.cam1YamlPath]
+        let yamls = [rec.cam0YAMLPath, rec.cam1YAMLPath]
         for (c, cam) in cameras.enumerated() {
             try mkdir(mav + "/\(cam.name)/data")
             if let y = yamls[c] { try copy(y, mav + "/\(cam.name)/sensor.yaml") }
@@ -248,7 +271,7 @@ public enum RecordingDatasetWriter {
         try DatasetWriter.renderFrames(stamps: plan.imageStamps, times: plan.groundTruthTimes.map { trajectory.time(ofStamp: $0) },
                                        trajectory: trajectory, cameras: cameras, synth: synth, maps: maps, sensorFolder: mav,
                                        inspect: { k, c, img in check.add(frame: k, camera: c, image: img) }, progress: progress)
-        let imageSeconds = Date().timeIntervalSince(start)
+        let image_s = Date().timeIntervalSince(start)
 
         let sceneSource: String
         switch config.scene {
@@ -257,18 +280,18 @@ public enum RecordingDatasetWriter {
         }
         let info = RecordingInfo(
             source: rec.path, groundTruthFile: rec.groundTruthPath, imuFile: rec.imuDataPath,
-            usableStartNs: plan.usableStartNs, usableEndNs: plan.usableEndNs, referenceNs: plan.referenceNs,
-            startSeconds: config.startSeconds, requestedSeconds: config.seconds,
-            spanStartNs: plan.groundTruthTimes[0], spanEndNs: plan.groundTruthTimes[plan.groundTruthTimes.count - 1],
-            spanSeconds: Time.seconds(plan.groundTruthTimes[plan.groundTruthTimes.count - 1] - plan.groundTruthTimes[0]),
-            frames: plan.imageStamps.count, skippedGridSlots: plan.skippedSlots, timeOffsetNs: config.timeOffsetNs,
+            usableStart_ns: plan.usableStart_ns, usableEnd_ns: plan.usableEnd_ns, reference_ns: plan.reference_ns,
+            start_s: config.start_s, requested_s: config.seconds,
+            spanStart_ns: plan.groundTruthTimes[0], spanEnd_ns: plan.groundTruthTimes[plan.groundTruthTimes.count - 1],
+            span_s: Time.seconds(plan.groundTruthTimes[plan.groundTruthTimes.count - 1] - plan.groundTruthTimes[0]),
+            frames: plan.imageStamps.count, skippedGridSlots: plan.skippedSlots, timeOffset_ns: config.timeOffset_ns,
             cameraPose: "T_W_C(t) = T_W_B(t) · T_B_C: T_W_B the ground-truth row at t (no interpolation), T_B_C the camera's T_BS; the image of the row at t is stamped t − timeOffsetNs",
             cameras: cameras.enumerated().map { c, cam in
-                RecordingCameraInfo(name: cam.name, sensorYaml: yamls[c] ?? "", T_B_C: cam.T_B_C.matrix4x4RowMajor,
+                RecordingCameraInfo(name: cam.name, sensorYAML: yamls[c] ?? "", T_B_C: cam.T_B_C.matrix4x4RowMajor,
                                     resolution: [cam.model.width, cam.model.height], rateHz: cam.rateHz)
             },
-            imuRows: imuIdx.count, imuFirstNs: imuIdx.isEmpty ? 0 : rec.imuRows.rows[imuIdx.lowerBound].t_ns,
-            imuLastNs: imuIdx.isEmpty ? 0 : rec.imuRows.rows[imuIdx.upperBound - 1].t_ns,
+            imuRows: imuIdx.count, imuFirst_ns: imuIdx.isEmpty ? 0 : rec.imuRows.rows[imuIdx.lowerBound].t_ns,
+            imuLast_ns: imuIdx.isEmpty ? 0 : rec.imuRows.rows[imuIdx.upperBound - 1].t_ns,
             groundTruthRows: gt.count, scene: sceneSource, fit: fit, textureCheck: check.result(stamps: plan.imageStamps, names: cameras.map(\.name)))
         let options: [String: String] = [
             "fromRecording": rec.path, "cameras": "\(cameras.count)",
@@ -277,16 +300,16 @@ public enum RecordingDatasetWriter {
             "imageNoiseSigma": "\(config.effects.noiseSigma)", "motionBlur": "\(config.effects.motionBlur)",
             "exposureVariation": "\(config.effects.exposureVariation)", "imu": "recorded (copied unchanged)",
         ]
-        let sim = SimulationInfo(trajectory: "recording", seed: config.seed, seconds: info.spanSeconds,
-                                 cameraRateHz: rec.cam0.rateHz, imuRateHz: rec.imuCalibration.rateHz,
-                                 startTimeNs: plan.groundTruthTimes[0], timeOffsetNs: config.timeOffsetNs, options: options)
+        let sim = SimulationInfo(trajectory: "recording", seed: config.seed, seconds: info.span_s,
+                                 cameraRate_hz: rec.cam0.rateHz, imuRate_hz: rec.imuCalibration.rateHz,
+                                 startTime_ns: plan.groundTruthTimes[0], timeOffset_ns: config.timeOffset_ns, options: options)
         do {
             try scene.jsonData(simulation: sim, recording: info).write(to: URL(fileURLWithPath: directory + "/scene.json"))
         } catch {
             throw SimulationError.writeFailed(path: directory + "/scene.json", reason: "\(error)")
         }
         return RecordingSimulationSummary(directory: directory, framesPerCamera: plan.imageStamps.count, cameras: cameras.count,
-                                          imuRows: imuIdx.count, groundTruthRows: gt.count, imageSeconds: imageSeconds, info: info)
+                                          imuRows: imuIdx.count, groundTruthRows: gt.count, image_s: image_s, info: info)
     }
 }
 
@@ -328,6 +351,6 @@ final class TextureTally: @unchecked Sendable {
         return TextureCheckResult(options: options, images: n, texturedImages: ok, minimumCornersApplied: minimum.max() ?? 0, fractionTextured: n > 0 ? Double(ok) / Double(n) : 0,
                                   minCorners: sorted.first ?? 0, medianCorners: sorted.isEmpty ? 0 : sorted[sorted.count / 2],
                                   maxCorners: sorted.last ?? 0, minCells: cells.min() ?? 0,
-                                  worstStampNs: stamps.isEmpty ? 0 : stamps[worst / cameras], worstCamera: names.isEmpty ? "" : names[worst % cameras])
+                                  worstStamp_ns: stamps.isEmpty ? 0 : stamps[worst / cameras], worstCamera: names.isEmpty ? "" : names[worst % cameras])
     }
 }

@@ -10,20 +10,27 @@ public struct SimulationInfo: Equatable, Sendable, Codable {
     /// Duration, seconds.
     public var seconds: Double
     /// Camera frame rate, Hz.
-    public var cameraRateHz: Double
+    public var cameraRate_hz: Double
     /// IMU rate, Hz.
-    public var imuRateHz: Double
+    public var imuRate_hz: Double
     /// Time stamp of trajectory time t = 0, nanoseconds.
-    public var startTimeNs: Int64
-    /// Camera–IMU time offset, nanoseconds (see `SimulationConfig.timeOffsetNs`).
-    public var timeOffsetNs: Int64
+    public var startTime_ns: Int64
+    /// Camera–IMU time offset, nanoseconds (see `SimulationConfig.timeOffset_ns`).
+    public var timeOffset_ns: Int64
     /// Free-form options (stereo, fisheye, noise, …) as text, for people reading the file.
     public var options: [String: String]
 
-    public init(trajectory: String, seed: UInt64, seconds: Double, cameraRateHz: Double, imuRateHz: Double,
-                startTimeNs: Int64, timeOffsetNs: Int64, options: [String: String]) {
-        self.trajectory = trajectory; self.seed = seed; self.seconds = seconds; self.cameraRateHz = cameraRateHz
-        self.imuRateHz = imuRateHz; self.startTimeNs = startTimeNs; self.timeOffsetNs = timeOffsetNs; self.options = options
+    /// `scene.json` keys (docs/NAMING.md: the keys stay as they were written).
+    enum CodingKeys: String, CodingKey {
+        case trajectory, seed, seconds, options
+        case cameraRate_hz = "cameraRateHz", imuRate_hz = "imuRateHz", startTime_ns = "startTimeNs", timeOffset_ns = "timeOffsetNs"
+    }
+
+    /// Facts with the given values.
+    public init(trajectory: String, seed: UInt64, seconds: Double, cameraRate_hz: Double, imuRate_hz: Double,
+                startTime_ns: Int64, timeOffset_ns: Int64, options: [String: String]) {
+        self.trajectory = trajectory; self.seed = seed; self.seconds = seconds; self.cameraRate_hz = cameraRate_hz
+        self.imuRate_hz = imuRate_hz; self.startTime_ns = startTime_ns; self.timeOffset_ns = timeOffset_ns; self.options = options
     }
 }
 

@@ -106,7 +106,7 @@ public final class SceneRenderer: @unchecked Sendable {
         var nC: Vec3, ds: Double, u0: Double, uC: Vec3, v0: Double, vC: Vec3, index: Int
         var minUV: Vec2, maxUV: Vec2, isRect: Bool, uniform: Float, shade: Float
         /// Texture: offset of level 0 in `texStore` (−1: none), side of level 0, number of levels, metres per texel.
-        var texBase: Int, texSize: Int, texLevels: Int, texelMetres: Double
+        var texBase: Int, texSize: Int, texLevels: Int, texel_m: Double
     }
 
     /// The result of tracing one ray.
@@ -133,7 +133,7 @@ public final class SceneRenderer: @unchecked Sendable {
                                       v0: d.dot(s.axisV), vC: R_C_W.act(s.axisV), index: i,
                                       minUV: s.minUV, maxUV: s.maxUV, isRect: s.isRect, uniform: s.uniform ?? -1, shade: s.shade,
                                       texBase: texBase[i], texSize: textures[i]?.size ?? 0,
-                                      texLevels: textures[i]?.levels.count ?? 0, texelMetres: textures[i]?.metresPerTexel ?? 1))
+                                      texLevels: textures[i]?.levels.count ?? 0, texel_m: textures[i]?.metresPerTexel ?? 1))
             boxes.append(SIMD4(lo.x, lo.y, hi.x, hi.y))
             depth.append(poly.map { $0.norm }.min() ?? 0)
         }
@@ -254,10 +254,10 @@ public final class SceneRenderer: @unchecked Sendable {
     /// Trilinear texture sample (same as `TexturePyramid.sample`, on the flat store).
     @inline(__always)
     func sampleTexture(_ f: FrameSurface, u: Double, v: Double, footprint: Double) -> Float {
-        let ratio = footprint / f.texelMetres
+        let ratio = footprint / f.texel_m
         var offset = f.texBase, n = f.texSize
         if ratio <= 1 { // magnified: level 0 only (the common case up close; skips the logarithm)
-            let scale = 1.0 / f.texelMetres
+            let scale = 1.0 / f.texel_m
             return bilinearFlat(texStore + offset, n: n, x: u * scale - 0.5, y: v * scale - 0.5)
         }
         let lambda = Self.fastLog2(Float(ratio))
@@ -265,7 +265,7 @@ public final class SceneRenderer: @unchecked Sendable {
         if lambda >= Float(maxLevel) { return Float(texStore[offset + (4 * f.texSize * f.texSize - 4) / 3]) }
         let l0 = Int(lambda), frac = lambda - Float(l0)
         for _ in 0..<l0 { offset += n * n; n /= 2 }
-        let scale = 1.0 / (f.texelMetres * Double(1 << l0))
+        let scale = 1.0 / (f.texel_m * Double(1 << l0))
         let a = bilinearFlat(texStore + offset, n: n, x: u * scale - 0.5, y: v * scale - 0.5)
         if frac < 1e-4 { return a }
         let b = bilinearFlat(texStore + offset + n * n, n: n / 2, x: u * scale * 0.5 - 0.5, y: v * scale * 0.5 - 0.5)

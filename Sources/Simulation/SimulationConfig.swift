@@ -17,24 +17,24 @@ public struct SimulationConfig: Sendable {
     /// The camera rig (default: EuRoC-like mono pinhole at 20 Hz).
     public var rig: SimRig
     /// IMU options (rate 200 Hz, EuRoC noise, biases on by default).
-    public var imu: ImuSimulationOptions
+    public var imu: IMUSimulationOptions
     /// Image effects (noise, exposure, motion blur).
     public var effects: ImageEffects
     /// Renderer options (texture resolution, edge anti-aliasing).
     public var render: RenderOptions
     /// Camera–IMU time offset, nanoseconds (Kalibr's `timeshift_cam_imu`): the image stamped t_cam
-    /// shows the world at IMU/ground-truth time `t_cam + timeOffsetNs`.
-    public var timeOffsetNs: Int64
+    /// shows the world at IMU/ground-truth time `t_cam + timeOffset_ns`.
+    public var timeOffset_ns: Int64
     /// Time stamp of trajectory time 0, nanoseconds.
-    public var startTimeNs: Int64
+    public var startTime_ns: Int64
 
     public init(scene: Scene, trajectoryName: String = "handheld", trajectoryOptions: TrajectoryOptions = TrajectoryOptions(),
-                seconds: Double, seed: UInt64, rig: SimRig = .euroc(), imu: ImuSimulationOptions = ImuSimulationOptions(),
+                seconds: Double, seed: UInt64, rig: SimRig = .euroc(), imu: IMUSimulationOptions = IMUSimulationOptions(),
                 effects: ImageEffects = ImageEffects(), render: RenderOptions = RenderOptions(),
-                timeOffsetNs: Int64 = 0, startTimeNs: Int64 = 1_600_000_000_000_000_000) {
+                timeOffset_ns: Int64 = 0, startTime_ns: Int64 = 1_600_000_000_000_000_000) {
         self.scene = scene; self.trajectoryName = trajectoryName; self.trajectoryOptions = trajectoryOptions
         self.seconds = seconds; self.seed = seed; self.rig = rig; self.imu = imu; self.effects = effects
-        self.render = render; self.timeOffsetNs = timeOffsetNs; self.startTimeNs = startTimeNs
+        self.render = render; self.timeOffset_ns = timeOffset_ns; self.startTime_ns = startTime_ns
     }
 
     /// The trajectory this config describes.
@@ -42,17 +42,17 @@ public struct SimulationConfig: Sendable {
         try AnalyticTrajectory.make(name: trajectoryName, scene: scene, options: trajectoryOptions, rig: rig)
     }
 
-    /// Camera time stamps (nanoseconds): `startTimeNs + round(k · 1e9 / rate)` for every k with
+    /// Camera time stamps (nanoseconds): `startTime_ns + round(k · 1e9 / rate)` for every k with
     /// `k / rate ≤ seconds`.
     public func cameraTimestamps() -> [TimestampNs] {
         let rate = rig.cameras.first?.rateHz ?? 20
         let n = Int((seconds * rate + 1e-9).rounded(.down)) + 1
-        return (0..<n).map { startTimeNs + Time.nanoseconds(Double($0) / rate) }
+        return (0..<n).map { startTime_ns + Time.nanoseconds(Double($0) / rate) }
     }
 
     /// Trajectory time (seconds) shown by the image stamped `t_ns`.
     public func trajectoryTime(ofImageStamped t_ns: TimestampNs) -> Double {
-        Time.seconds(t_ns + timeOffsetNs - startTimeNs)
+        Time.seconds(t_ns + timeOffset_ns - startTime_ns)
     }
 }
 

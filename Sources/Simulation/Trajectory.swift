@@ -13,6 +13,16 @@ public struct TrajectoryState: Equatable, Sendable {
     public var a_W: Vec3
     /// Angular velocity of B relative to W, in B, rad/s: `dR_W_B/dt = R_W_B [omega_B]×` (exact).
     public var omega_B: Vec3
+
+    /// A state with the given values.
+    public init(t: Double, T_W_B: SE3, v_W: Vec3, a_W: Vec3, omega_B: Vec3) {
+        self.t = t; self.T_W_B = T_W_B; self.v_W = v_W; self.a_W = a_W; self.omega_B = omega_B
+    }
+
+    /// The attitude of the body, `R_W_B` (the rotation of `T_W_B`).
+    public var R_W_B: SO3 { T_W_B.rotation }
+    /// The position of the body origin in the world, metres (the translation of `T_W_B`).
+    public var p_W: Vec3 { T_W_B.translation }
 }
 
 /// A smooth body trajectory with exact analytic derivatives: the source of truth for poses and IMU data.

@@ -10,5 +10,6 @@
 @_exported import Imaging
 @_exported import Pipeline
 @_exported import Sensors
+@_exported import StreamFormat
 @_exported import Vision
 @_exported import World

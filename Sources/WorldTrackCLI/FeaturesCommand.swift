@@ -120,7 +120,7 @@ struct FeaturesRun {
          seconds: Double?, drawing: inout FeaturesDrawing?) throws {
         let T_B_C = tracker.camera.T_B_C
         var quality = TrackQualityAccumulator(camera: tracker.camera.model)
-        var gyro: [ImuSample] = []
+        var gyro: [IMUSample] = []
         let first = dataset.cameras[0].firstT_ns ?? 0
         let end: TimestampNs? = seconds.map { first + Time.nanoseconds($0) }
         let total = dataset.cameras[0].frames.filter { end == nil || $0.t_ns <= end! }.count

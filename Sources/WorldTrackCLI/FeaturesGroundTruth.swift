@@ -11,7 +11,7 @@ struct FeaturesGroundTruth {
     /// Ground-truth body poses in time order.
     let poses: [StampedPose]
     /// Camera–IMU time offset of the simulation: the image stamped t shows the world at t + offset.
-    let timeOffsetNs: Int64
+    let timeOffset_ns: Int64
 
     /// Loads `DATASET/scene.json` and the ground-truth CSV; `nil` when the dataset has no `scene.json`
     /// or no ground truth. Throws `CLIError.badInput` naming the file when either is unreadable.
@@ -23,14 +23,17 @@ struct FeaturesGroundTruth {
         let offset = try readTimeOffset(scenePath)
         let poses = try readPoses(csv)
         guard poses.count >= 2 else { throw CLIError.badInput("\(csv): fewer than 2 ground-truth poses") }
-        return FeaturesGroundTruth(scene: scene, poses: poses, timeOffsetNs: offset)
+        return FeaturesGroundTruth(scene: scene, poses: poses, timeOffset_ns: offset)
     }
 
     /// `simulation.timeOffsetNs` of `scene.json` (0 when absent).
     private static func readTimeOffset(_ path: String) throws -> Int64 {
-        struct Doc: Decodable { struct Sim: Decodable { var timeOffsetNs: Int64? }; var simulation: Sim? }
+        struct Doc: Decodable {
+            struct Sim: Decodable { var timeOffset_ns: Int64?; enum CodingKeys: String, CodingKey { case timeOffset_ns = "timeOffsetNs" } }
+            var simulation: Sim?
+        }
         guard let data = FileManager.default.contents(atPath: path) else { throw CLIError.badInput("\(path): cannot read the file") }
-        do { return try JSONDecoder().decode(Doc.self, from: data).simulation?.timeOffsetNs ?? 0 } catch {
+        do { return try JSONDecoder().decode(Doc.self, from: data).simulation?.timeOffset_ns ?? 0 } catch {
             throw CLIError.badInput("\(path): bad simulation facts: \(error)")
         }
     }
@@ -69,7 +72,7 @@ struct FeaturesGroundTruth {
 
     /// The body pose at the time an image stamped `t_ns` shows, interpolated; `nil` outside the truth.
     func T_W_B(imageStamp t_ns: TimestampNs) -> SE3? {
-        let t = t_ns + timeOffsetNs
+        let t = t_ns + timeOffset_ns
         guard let first = poses.first, let last = poses.last, t >= first.t_ns, t <= last.t_ns else { return nil }
         var lo = 0, hi = poses.count - 1
         while hi - lo > 1 {

@@ -33,7 +33,7 @@ struct InfoReport: Codable, Equatable {
     }
 
     /// The IMU.
-    struct Imu: Codable, Equatable {
+    struct IMU: Codable, Equatable {
         var rateHz: Double?
         var rateHzYaml: Double
         var samples: Int
@@ -62,7 +62,7 @@ struct InfoReport: Codable, Equatable {
 
     var dataset: String
     var cameras: [Camera]
-    var imu: Imu
+    var imu: IMU
     var groundtruth: GroundTruth
     var problems: [DatasetProblem]
 
@@ -75,22 +75,22 @@ struct InfoReport: Codable, Equatable {
             let m = c.calibration.model
             return Camera(name: c.name, model: "pinhole", distortion: m.distortion.yamlName,
                           distortionCoefficients: m.distortion.coefficients, intrinsics: m.intrinsics.array,
-                          width: m.width, height: m.height, rateHz: c.estimatedRateHz.map { Self.round($0, 3) },
+                          width: m.width, height: m.height, rateHz: c.estimatedRate_hz.map { Self.round($0, 3) },
                           rateHzYaml: c.calibration.rateHz, frames: c.frames.count, listed: c.listedCount,
                           missingImages: c.missingImages.count,
                           missingImageNames: Array(c.missingImages.prefix(Self.missingNamesListed)),
                           undecodableImages: c.undecodableImages,
-                          firstTNs: c.firstT_ns, lastTNs: c.lastT_ns, durationS: Self.round(c.durationSeconds, 6))
+                          firstTNs: c.firstT_ns, lastTNs: c.lastT_ns, durationS: Self.round(c.duration_s, 6))
         }
         let noise = d.imu.calibration.noise
-        imu = Imu(rateHz: d.imu.estimatedRateHz.map { Self.round($0, 3) }, rateHzYaml: d.imu.calibration.rateHz,
+        imu = IMU(rateHz: d.imu.estimatedRate_hz.map { Self.round($0, 3) }, rateHzYaml: d.imu.calibration.rateHz,
                   samples: d.imu.samples.count, firstTNs: d.imu.firstT_ns, lastTNs: d.imu.lastT_ns,
-                  durationS: Self.round(d.imu.durationSeconds, 6),
+                  durationS: Self.round(d.imu.duration_s, 6),
                   gyroscopeNoiseDensity: noise.gyroscopeNoiseDensity, gyroscopeRandomWalk: noise.gyroscopeRandomWalk,
                   accelerometerNoiseDensity: noise.accelerometerNoiseDensity, accelerometerRandomWalk: noise.accelerometerRandomWalk)
         if let gt = d.groundTruth {
             groundtruth = GroundTruth(present: true, path: gt.path, rows: gt.rows, firstTNs: gt.firstT_ns, lastTNs: gt.lastT_ns,
-                                      durationS: Self.round(gt.durationSeconds, 6))
+                                      durationS: Self.round(gt.duration_s, 6))
         } else {
             groundtruth = GroundTruth(present: false, path: nil, rows: 0, firstTNs: nil, lastTNs: nil, durationS: 0)
         }

@@ -55,11 +55,11 @@ struct RunCommand: ParsableCommand {
     @Flag(help: "Do not re-observe mapped points (map reuse holds the drift; turn it off to compare).")
     var noMapReuse = false
 
-    @Flag(help: "Propagate with the IMU calibration's noise densities as given, instead of measuring the IMU's real white noise (vibration) from its samples and using it where it is larger.")
-    var calibratedImuNoise = false
+    @Flag(name: .customLong("calibrated-imu-noise"), help: "Propagate with the IMU calibration's noise densities as given, instead of measuring the IMU's real white noise (vibration) from its samples and using it where it is larger.")
+    var calibratedIMUNoise = false
 
-    @Option(help: "Camera–IMU time offset to start from, milliseconds: the image stamped t was taken at IMU time t + offset (|offset| ≤ 50).")
-    var timeOffsetMs: Double = 0
+    @Option(name: .customLong("time-offset-ms"), help: "Camera–IMU time offset to start from, milliseconds: the image stamped t was taken at IMU time t + offset (|offset| ≤ 50).")
+    var timeOffset_ms: Double = 0
 
     @Flag(help: "Keep the camera–IMU time offset fixed at --time-offset-ms instead of estimating it (hardware-synchronised sensors).")
     var fixedTimeOffset = false
@@ -88,8 +88,8 @@ struct RunCommand: ParsableCommand {
     @Flag(help: "No progress lines on stderr.")
     var quiet = false
 
-    @Option(help: "Write a JSON summary of the run (frames, wall time, fps, tracking states, per-stage times) to this file.")
-    var summaryJson: String?
+    @Option(name: .customLong("summary-json"), help: "Write a JSON summary of the run (frames, wall time, fps, tracking states, per-stage times) to this file.")
+    var summaryJSON: String?
 
     @Flag(help: "Allow --trajectory and --summary-json to replace existing files.")
     var force = false
@@ -107,10 +107,10 @@ struct RunCommand: ParsableCommand {
         let log = StderrLog(quiet: quiet)
 
         // Every output path is checked before anything is read (exit 2 naming it).
-        let outputs = [("--trajectory", trajectory), ("--summary-json", summaryJson)].compactMap { o in o.1.map { (o.0, $0) } }
+        let outputs = [("--trajectory", trajectory), ("--summary-json", summaryJSON)].compactMap { o in o.1.map { (o.0, $0) } }
         for (option, path) in outputs { try OutputPath.checkFile(path, option: option, force: force) }
-        if let trajectory, let summaryJson,
-           URL(fileURLWithPath: trajectory).standardizedFileURL == URL(fileURLWithPath: summaryJson).standardizedFileURL {
+        if let trajectory, let summaryJSON,
+           URL(fileURLWithPath: trajectory).standardizedFileURL == URL(fileURLWithPath: summaryJSON).standardizedFileURL {
             throw CLIError.badInput("--trajectory and --summary-json name the same file \(trajectory)")
         }
         // Consumers check their own outputs (burst: out= must be a new or empty folder) when made.
@@ -141,11 +141,11 @@ struct RunCommand: ParsableCommand {
         options.realtime = realtime
         options.threads = threads
         options.mapReuse.enabled = !noMapReuse
-        options.estimator.state.adaptiveImuNoise = !calibratedImuNoise
-        guard timeOffsetMs.isFinite, abs(timeOffsetMs) <= options.estimator.state.timeOffset.maxMagnitude_s * 1000 else {
-            throw CLIError.badInput("--time-offset-ms \(timeOffsetMs): must be a number of milliseconds within ±\(Int(options.estimator.state.timeOffset.maxMagnitude_s * 1000))")
+        options.estimator.state.adaptiveImuNoise = !calibratedIMUNoise
+        guard timeOffset_ms.isFinite, abs(timeOffset_ms) <= options.estimator.state.timeOffset.maxMagnitude_s * 1000 else {
+            throw CLIError.badInput("--time-offset-ms \(timeOffset_ms): must be a number of milliseconds within ±\(Int(options.estimator.state.timeOffset.maxMagnitude_s * 1000))")
         }
-        options.estimator.state.timeOffset.initial_s = timeOffsetMs / 1000
+        options.estimator.state.timeOffset.initial_s = timeOffset_ms / 1000
         options.estimator.state.timeOffset.estimate = !fixedTimeOffset
         options.estimator.state.extrinsics.estimate = refineExtrinsics
         var writers: [StreamWriter] = []
@@ -211,9 +211,9 @@ struct RunCommand: ParsableCommand {
         let keptNote = trajectory.map { " (\($0) keeps the \(kept) poses computed)" } ?? ""
         let outcome = Self.outcome(failure: failure, signal: StopSignal.pending, trajectoryError: trajectoryError,
                                    childStatus: childStatus, command: pipe, frames: result?.frames ?? 0, note: keptNote)
-        if let summaryJson, let result {
-            do { try RunSummaryJSON(result, dataset: path, stopped: outcome?.description).write(to: summaryJson) } catch {
-                log.warning("could not write \(summaryJson): \(error.localizedDescription)")
+        if let summaryJSON, let result {
+            do { try RunSummaryJSON(result, dataset: path, stopped: outcome?.description).write(to: summaryJSON) } catch {
+                log.warning("could not write \(summaryJSON): \(error.localizedDescription)")
             }
         }
         if let result {

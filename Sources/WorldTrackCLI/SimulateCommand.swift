@@ -79,8 +79,8 @@ struct SimulateCommand: ParsableCommand {
     @Flag(help: "Perfect sensors: no IMU noise or biases, no image noise or exposure changes (with --from-recording: images only).")
     var noNoise = false
 
-    @Option(parsing: .unconditional, help: "Camera–IMU time offset in milliseconds: the image stamped t shows the world at IMU time t + offset.")
-    var timeOffsetMs: Double = 0
+    @Option(name: .customLong("time-offset-ms"), parsing: .unconditional, help: "Camera–IMU time offset in milliseconds: the image stamped t shows the world at IMU time t + offset.")
+    var timeOffset_ms: Double = 0
 
     @Flag(help: "Motion blur: average 5 sub-frame renders over a 12 ms exposure (5× slower).")
     var motionBlur = false
@@ -117,8 +117,8 @@ struct SimulateCommand: ParsableCommand {
             throw CLIError.badInput("--seconds must be a number > 0 (got \(seconds))")
         }
         if let start, !(start >= 0 && start.isFinite) { throw CLIError.badInput("--start must be a number ≥ 0 (got \(start))") }
-        guard timeOffsetMs.isFinite, abs(timeOffsetMs) < 1000 else {
-            throw CLIError.badInput("--time-offset-ms must be within ±1000 (got \(timeOffsetMs))")
+        guard timeOffset_ms.isFinite, abs(timeOffset_ms) < 1000 else {
+            throw CLIError.badInput("--time-offset-ms must be within ±1000 (got \(timeOffset_ms))")
         }
         let segments = [("--still-at", stillAt), ("--pure-rotation-at", pureRotationAt), ("--shake-at", shakeAt)]
         for (name, v) in segments {
@@ -179,7 +179,7 @@ struct SimulateCommand: ParsableCommand {
         if let s = pureRotationAt { opts.pureRotationSegment = TimeSegment(start: s, duration: 4) }
         if let s = shakeAt { opts.fastShakeSegment = TimeSegment(start: s, duration: 2) }
         var effects = ImageEffects(motionBlur: motionBlur)
-        var imu = ImuSimulationOptions()
+        var imu = IMUSimulationOptions()
         if noNoise {
             effects.noiseSigma = 0
             effects.exposureVariation = false
@@ -187,7 +187,7 @@ struct SimulateCommand: ParsableCommand {
         }
         let config = SimulationConfig(scene: world, trajectoryName: trajectory, trajectoryOptions: opts, seconds: seconds,
                                       seed: seed, rig: rig, imu: imu, effects: effects,
-                                      timeOffsetNs: Int64((timeOffsetMs * 1e6).rounded()))
+                                      timeOffset_ns: Int64((timeOffset_ms * 1e6).rounded()))
         let err = FileHandle.standardError
         err.write(Data("simulate: scene \(world.name), trajectory \(trajectory), \(seconds) s, seed \(seed) → \(out)\n".utf8))
         let started = Date()
@@ -220,12 +220,12 @@ struct SimulateCommand: ParsableCommand {
             var effects = ImageEffects(motionBlur: motionBlur)
             if noNoise { effects.noiseSigma = 0; effects.exposureVariation = false }
             let config = RecordingSimulationConfig(recording: recording, scene: sceneChoice, stereo: stereo,
-                                                   startSeconds: start ?? 0, seconds: seconds, seed: seed, effects: effects,
-                                                   timeOffsetNs: Int64((timeOffsetMs * 1e6).rounded()))
+                                                   start_s: start ?? 0, seconds: seconds, seed: seed, effects: effects,
+                                                   timeOffset_ns: Int64((timeOffset_ms * 1e6).rounded()))
             let (plan, cameras, world, fit, _) = try RecordingDatasetWriter.prepare(config)
-            let spanSeconds = Double(plan.groundTruthTimes.last! - plan.groundTruthTimes.first!) * 1e-9
+            let span_s = Double(plan.groundTruthTimes.last! - plan.groundTruthTimes.first!) * 1e-9
             err.write(Data(String(format: "simulate: from recording %@: %d frames × %d camera(s) over %.2f s (ground truth %lld … %lld ns), scene %@ → %@\n",
-                                  path, plan.imageStamps.count, cameras.count, spanSeconds, plan.groundTruthTimes.first!,
+                                  path, plan.imageStamps.count, cameras.count, span_s, plan.groundTruthTimes.first!,
                                   plan.groundTruthTimes.last!, world.name, out).utf8))
             if let fit {
                 err.write(Data(String(format: "simulate: fitted %@ %.2f × %.2f m, floor %@, ceiling %@; furniture: %@%@\n",
@@ -241,7 +241,7 @@ struct SimulateCommand: ParsableCommand {
             if let t = summary.info.textureCheck {
                 err.write(Data(String(format: "texture check: %d/%d images textured (≥ %d FAST corners, ≥ %d of 16 cells); corners per image min %d, median %d (fewest: %@ at %lld ns)\n",
                                       t.texturedImages, t.images, t.minimumCornersApplied, t.options.minimumCells,
-                                      t.minCorners, t.medianCorners, t.worstCamera, t.worstStampNs).utf8))
+                                      t.minCorners, t.medianCorners, t.worstCamera, t.worstStamp_ns).utf8))
                 if t.texturedImages < t.images {
                     err.write(Data("simulate: warning: \(t.images - t.texturedImages) image(s) see little texture; see scene.json's recording.textureCheck\n".utf8))
                 }

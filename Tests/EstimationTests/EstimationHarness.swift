@@ -1,13 +1,14 @@
 import Foundation
 import Geometry
 import Sensors
+import Simulation
 import TestSupport
 @testable import Estimation
 
 /// Runs a `VIOEstimator` over simulated IMU samples and frames and compares with the truth.
 struct EstimationRun {
     var outputs: [EstimatorOutput] = []
-    var truths: [EstimationTrueState] = []
+    var truths: [TrajectoryState] = []
     var diagnostics: [EstimatorDiagnostics] = []
     /// Thread CPU time spent inside `addImu`/`addFrame`, seconds.
     var estimatorSeconds = 0.0

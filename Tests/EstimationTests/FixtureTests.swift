@@ -1,6 +1,7 @@
 import Foundation
 import Geometry
 import Sensors
+import Simulation
 import Testing
 import TestSupport
 
@@ -23,7 +24,7 @@ import TestSupport
 
     @Test func restPhaseIsStill() {
         let traj = EstimationTrajectory(restDuration: 2, rampDuration: 1)
-        let imu = traj.imu(at: 1.0)
+        let imu = IMUSynthesizer.exactSample(traj.state(at: 1.0), t_ns: 1_000_000_000)
         #expect(imu.gyro_B.norm == 0)
         // At rest the accelerometer reads gravity reversed: |f| = g.
         #expect(abs(imu.accel_B.norm - 9.81) < 1e-12)

@@ -15,16 +15,31 @@ import TestSupport
         var timeOffset_s = Double.nan
         var meanNees: Double { nees.reduce(0, +) / Double(max(1, nees.count)) }
         var rmse: Double { (positionErrors.reduce(0) { $0 + $1 * $1 } / Double(max(1, positionErrors.count))).squareRoot() }
+
+        /// The frames of several runs as one outcome (their NEES and errors pooled; the last run's t_d).
+        static func pooled(_ runs: [Outcome]) -> Outcome {
+            Outcome(nees: runs.flatMap(\.nees), positionErrors: runs.flatMap(\.positionErrors),
+                    timeOffset_s: runs.last?.timeOffset_s ?? .nan)
+        }
+    }
+
+    /// IMU noise seeds of the runs whose NEES is pooled. The mean NEES of one 22 s run moves with the noise
+    /// realisation (from under 3 to over 6 for the same filter), so consistency is judged on three runs together.
+    static let imuSeeds: [UInt64] = [21, 22, 23]
+
+    /// `run` once per IMU seed of `imuSeeds`.
+    static func runs(offset_s: Double, estimate: Bool) throws -> [Outcome] {
+        try imuSeeds.map { try run(offset_s: offset_s, estimate: estimate, imuSeed: $0) }
     }
 
     /// Runs 22 s (2 s rest, then handheld-like motion) whose image `k`, taken at IMU time `t_k`, is stamped
     /// `t_k − offset`. The truth of a frame is the body pose at `t_k`; it is expressed in the estimator's world
     /// by the yaw and translation between the two at the first initialised frame.
-    static func run(offset_s: Double, estimate: Bool) throws -> Outcome {
+    static func run(offset_s: Double, estimate: Bool, imuSeed: UInt64) throws -> Outcome {
         let traj = EstimationTrajectory(restDuration: 2, rampDuration: 1.5)
         let duration = 22.0
         let imu = traj.imuSamples(duration: duration, rateHz: 200, gyroBias: Vec3(0.003, -0.002, 0.004),
-                                  accelBias: Vec3(0.02, -0.03, 0.01), noise: .euroc, seed: 21)
+                                  accelBias: Vec3(0.02, -0.03, 0.01), noise: .euroc, seed: imuSeed)
         let frames = VIOEstimatorTests.sparse.frames(trajectory: traj, duration: duration, pixelNoise: 0.5, seed: 22)
         var config = EstimatorConfiguration()
         config.updater.pixelNoiseStd = 0.5
@@ -58,30 +73,30 @@ import TestSupport
         return outcome
     }
 
-    /// Consistency: without an offset, the mean pose NEES over the run is near its 6 degrees of freedom
+    /// Consistency: without an offset, the mean pose NEES over the runs is near its 6 degrees of freedom
     /// (a filter that trusts itself too much gives tens or hundreds), both with the time offset estimated
-    /// (the default) and without it. Measured: 5.7 and 5.6 over 422 frames.
+    /// (the default) and without it; the estimated offset stays within 1 ms of zero in every run.
     @Test func poseNeesIsConsistent() throws {
-        let withOffsetState = try Self.run(offset_s: 0, estimate: true)
-        let without = try Self.run(offset_s: 0, estimate: false)
+        let withOffsetRuns = try Self.runs(offset_s: 0, estimate: true)
+        let withOffsetState = Outcome.pooled(withOffsetRuns), without = Outcome.pooled(try Self.runs(offset_s: 0, estimate: false))
         print("NEES (6 dof) without offset: mean \(withOffsetState.meanNees) over \(withOffsetState.nees.count) frames with t_d estimated "
-              + "(t_d \(withOffsetState.timeOffset_s) s, ATE \(withOffsetState.rmse) m), \(without.meanNees) without (ATE \(without.rmse) m)")
-        #expect(withOffsetState.nees.count > 350)
+              + "(t_d \(withOffsetRuns.map(\.timeOffset_s)) s, ATE \(withOffsetState.rmse) m), \(without.meanNees) without (ATE \(without.rmse) m)")
+        #expect(withOffsetRuns.allSatisfy { $0.nees.count > 350 })
         #expect(withOffsetState.meanNees > 3 && withOffsetState.meanNees < 10)
         #expect(without.meanNees > 3 && without.meanNees < 10)
-        #expect(abs(withOffsetState.timeOffset_s) < 0.001)
+        #expect(withOffsetRuns.allSatisfy { abs($0.timeOffset_s) < 0.001 })
     }
 
-    /// A 20 ms offset: estimated to within 1 ms, position error as without an offset, NEES still near 6.
-    /// Control: the same data with the estimation off (t_d fixed at 0) is inconsistent and less accurate.
-    /// Measured: t̂_d 20.015 ms, ATE 15.6 mm (13.5 without offset), NEES 6.5; not estimated: 143 mm, NEES 251.
+    /// A 20 ms offset: estimated to within 1 ms in every run, position error as without an offset, NEES still
+    /// near 6. Control: the same data with the estimation off (t_d fixed at 0) is inconsistent and less accurate.
     @Test func estimatesATwentyMillisecondOffset() throws {
-        let estimated = try Self.run(offset_s: 0.020, estimate: true)
-        let reference = try Self.run(offset_s: 0, estimate: true)
-        let control = try Self.run(offset_s: 0.020, estimate: false)
-        print("20 ms offset: t_d \(estimated.timeOffset_s) s, ATE \(estimated.rmse) m, NEES \(estimated.meanNees); no offset: ATE "
+        let estimatedRuns = try Self.runs(offset_s: 0.020, estimate: true)
+        let estimated = Outcome.pooled(estimatedRuns)
+        let reference = Outcome.pooled(try Self.runs(offset_s: 0, estimate: true))
+        let control = Outcome.pooled(try Self.runs(offset_s: 0.020, estimate: false))
+        print("20 ms offset: t_d \(estimatedRuns.map(\.timeOffset_s)) s, ATE \(estimated.rmse) m, NEES \(estimated.meanNees); no offset: ATE "
               + "\(reference.rmse) m; not estimated: ATE \(control.rmse) m, NEES \(control.meanNees)")
-        #expect(abs(estimated.timeOffset_s - 0.020) < 0.001)
+        #expect(estimatedRuns.allSatisfy { abs($0.timeOffset_s - 0.020) < 0.001 })
         #expect(estimated.rmse <= 1.25 * reference.rmse + 0.001)
         #expect(estimated.meanNees > 3 && estimated.meanNees < 10)
         #expect(control.rmse > 2 * estimated.rmse)

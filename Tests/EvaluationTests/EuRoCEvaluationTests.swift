@@ -24,9 +24,9 @@ import TestSupport
         try TrajectoryFile.writeTUM(late, to: path)
         let est = try TrajectoryLoader.load(path: path)
         #expect(est.format == .tum)
-        let gapNs = gt.poses[1].t_ns - gt.poses[0].t_ns
+        let gap_ns = gt.poses[1].t_ns - gt.poses[0].t_ns
         let report = try Evaluator.evaluate(estimate: est.poses, groundTruth: gt.poses,
-                                            options: EvaluationOptions(alignment: .posyaw, maxDt_ns: gapNs))
+                                            options: EvaluationOptions(alignment: .posyaw, maxDt_ns: gap_ns))
         #expect(report.pairs.count == late.count)
         // Interpolation reproduces the same midpoint pose: only rounding remains (1e-9 m).
         #expect(report.ate.position.rmse < 1e-9)

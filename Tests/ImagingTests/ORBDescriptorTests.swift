@@ -77,8 +77,8 @@ import Testing
         let moved = Self.points.map { SIMD2<Float>(Float(n - 1) - $0.y, $0.x) }
         let a = try ORBDescriptor.compute(Self.image, at: Self.points)
         let b = try ORBDescriptor.compute(rotated, at: moved)
-        let fixed = try ORBDescriptor.compute(rotated, keypoints: moved.map { ORBDescriptor.Keypoint(position: $0, angleDegrees: 0) })
-        let fixedOriginal = try ORBDescriptor.compute(Self.image, keypoints: Self.points.map { ORBDescriptor.Keypoint(position: $0, angleDegrees: 0) })
+        let fixed = try ORBDescriptor.compute(rotated, keypoints: moved.map { ORBDescriptor.Keypoint(position: $0, angle_deg: 0) })
+        let fixedOriginal = try ORBDescriptor.compute(Self.image, keypoints: Self.points.map { ORBDescriptor.Keypoint(position: $0, angle_deg: 0) })
         for i in Self.points.indices {
             let oriented = try #require(a[i]).hammingDistance(to: try #require(b[i]))
             let unoriented = try #require(fixedOriginal[i]).hammingDistance(to: try #require(fixed[i]))

@@ -14,7 +14,7 @@ struct TimeOffsetTests {
     /// Tracks the shake room with `offsetMs`; returns the posyaw ATE (the trajectory is stamped in the IMU
     /// clock, t_cam + t̂_d) and the last estimate of t_d.
     static func track(offsetMs: Double, estimate: Bool = true) throws -> (ate: Double, timeOffset_s: Double) {
-        let path = try SimSequenceCache.roomHandheld(seconds: 24, seed: 13, shakeAt: 12, timeOffsetMs: offsetMs)
+        let path = try SimSequenceCache.roomHandheld(seconds: 24, seed: 13, shakeAt: 12, timeOffset_ms: offsetMs)
         var options = PipelineOptions()
         options.estimator.state.timeOffset.estimate = estimate
         var last: EstimatorOutput?

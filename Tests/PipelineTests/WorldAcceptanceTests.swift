@@ -18,7 +18,8 @@ import TestSupport
 @Suite("World layer and consumers (simulated room, whole pipeline)")
 struct WorldAcceptanceTests {
     struct Run {
-        var records: [[String: Any]] = []
+        /// Every record of the run as a reader of the stream gets it back (encoded, then decoded).
+        var records: [DecodedStreamRecord] = []
         var firstNormal_ns: TimestampNs?
         var firstFrame_ns: TimestampNs = 0
         var align: SimilarityTransform
@@ -74,17 +75,17 @@ struct WorldAcceptanceTests {
 
         let consumers = try ["measure:taps=\(tapsFile)", "cursor:place=20", "burst:every=6,count=10,start=10,out=\(dir)/burst"]
             .map { try ConsumerFactory.make($0) }
-        var records: [[String: Any]] = []
+        var records: [DecodedStreamRecord] = []
         var firstNormal: TimestampNs?
-        let encoder = JSONEncoder()
+        let writer = StreamWriter(), reader = StreamRecordDecoder()
+        var unreadable: [String] = []
         let summary = try TrackingPipeline(dataset: dataset, consumers: consumers).run(onFrame: { r in
             if firstNormal == nil && r.estimate.trackingState == .normal { firstNormal = r.estimate.t_ns }
             for record in r.records {
-                if let data = try? encoder.encode(record), let obj = try? JSONSerialization.jsonObject(with: data) as? [String: Any] {
-                    records.append(obj)
-                }
+                do { records.append(try reader.decode(writer.encode(record))) } catch { unreadable.append("\(record.type): \(error)") }
             }
         })
+        guard unreadable.isEmpty else { throw StreamReadBack(records: unreadable) }
         // Records emitted at the end (finish) are not part of a frame; the consumers here emit none then.
         let report = try Evaluator.evaluate(estimate: summary.bodyTrajectory, groundTruth: truth.map { StampedPose(t_ns: $0.t_ns, pose: $0.T_W_B) },
                                             options: EvaluationOptions(alignment: .posyaw))
@@ -92,17 +93,19 @@ struct WorldAcceptanceTests {
                    T_W_B_truth: T_W_B, camera: camera, tapsCount: taps.count, burstDir: dir + "/burst")
     }
 
-    static func vec(_ any: Any?) -> Vec3? {
-        guard let a = any as? [Double], a.count == 3 else { return nil }
+    /// Records that did not read back.
+    struct StreamReadBack: Error { var records: [String] }
+
+    static func vec(_ a: [Double]?) -> Vec3? {
+        guard let a, a.count == 3 else { return nil }
         return Vec3(a[0], a[1], a[2])
     }
 
     /// The final state of every plane that was not removed: id → record.
-    static func finalPlanes(_ run: Run) -> [String: [String: Any]] {
-        var planes: [String: [String: Any]] = [:]
-        for r in run.records where (r["kind"] as? String) == "plane" {
-            guard let id = r["id"] as? String, let type = r["type"] as? String else { continue }
-            if type == "anchor.removed" { planes[id] = nil } else { planes[id] = r }
+    static func finalPlanes(_ run: Run) -> [String: AnchorEventRecord] {
+        var planes: [String: AnchorEventRecord] = [:]
+        for r in run.records.compactMap(\.anchor) where r.kind == "plane" {
+            if r.type == "anchor.removed" { planes[r.id] = nil } else { planes[r.id] = r }
         }
         return planes
     }
@@ -111,10 +114,8 @@ struct WorldAcceptanceTests {
     func planes() throws {
         let run = try Self.shared.get()
         let firstNormal = try #require(run.firstNormal_ns)
-        let floorAdded = run.records.first {
-            ($0["type"] as? String) == "anchor.added" && (($0["plane"] as? [String: Any])?["classification"] as? String) == "floor"
-        }
-        let floorT = try #require(floorAdded?["t_ns"] as? Int64 ?? (floorAdded?["t_ns"] as? Int).map(Int64.init))
+        let floorAdded = run.records.compactMap(\.anchor).first { $0.type == "anchor.added" && $0.plane?.classification == "floor" }
+        let floorT = try #require(floorAdded?.t_ns)
         print("floor reported \(Time.seconds(floorT - firstNormal)) s after tracking became normal")
         #expect(Time.seconds(floorT - firstNormal) <= 1.5)
 
@@ -125,18 +126,17 @@ struct WorldAcceptanceTests {
         var heightErrors: [Double] = []
         #expect(!planes.isEmpty)
         for (id, record) in planes {
-            let plane = try #require(record["plane"] as? [String: Any])
-            guard (plane["alignment"] as? String) == "horizontal" else { continue }
-            let center = try #require(Self.vec(plane["center"]))
+            let plane = try #require(record.plane)
+            guard plane.alignment == "horizontal" else { continue }
+            let center = try #require(Self.vec(plane.center))
             let height = run.align.act(center).z
             let nearest = horizontal.min { abs($0.corners_W[0].z - height) < abs($1.corners_W[0].z - height) }!
             let error = abs(nearest.corners_W[0].z - height)
-            print("\(id) \(plane["classification"] ?? "?"): height \(height) m, nearest true \(nearest.name) at \(nearest.corners_W[0].z) m")
+            print("\(id) \(plane.classification): height \(height) m, nearest true \(nearest.name) at \(nearest.corners_W[0].z) m")
             heightErrors.append(error)
-            if (plane["classification"] as? String) == "table", nearest.kind == .tableTop {
+            if plane.classification == "table", nearest.kind == .tableTop {
                 tableFound = true
-                let extent = try #require(plane["extent"] as? [String: Double])
-                let measured = [extent["width"]!, extent["length"]!].sorted()
+                let measured = [plane.extent.width, plane.extent.length].sorted()
                 let xs = nearest.corners_W.map(\.x), ys = nearest.corners_W.map(\.y)
                 let truth = [xs.max()! - xs.min()!, ys.max()! - ys.min()!].sorted()
                 print("\(id) extent \(measured) vs true \(truth)")
@@ -152,14 +152,14 @@ struct WorldAcceptanceTests {
     @Test("measure: median relative length error ≤ 2 % over the scene's measurement pairs")
     func measure() throws {
         let run = try Self.shared.get()
-        let measurements = run.records.filter { ($0["type"] as? String) == "measurement" }
+        let measurements = run.records.compactMap(\.measurement)
         #expect(measurements.count == run.tapsCount)
         #expect(run.tapsCount >= 15)   // the room has 27 pairs; most are visible after 20 s
         let truth = Dictionary(uniqueKeysWithValues: run.scene.measurements.map { ($0.name, $0.distance) })
         var errors: [Double] = []
-        for m in measurements where (m["status"] as? String) == "ok" {
-            let label = try #require(m["label"] as? String)
-            let total = try #require(m["total"] as? Double)
+        for m in measurements where m.status == "ok" {
+            let label = try #require(m.label)
+            let total = try #require(m.total)
             errors.append(abs(total - truth[label]!) / truth[label]!)
         }
         errors.sort()
@@ -178,11 +178,10 @@ struct WorldAcceptanceTests {
         let centre = Vec2(Double(m.width - 1) / 2, Double(m.height - 1) / 2)
         let bearing_C = try #require(m.bearing(centre))
         var errors: [Double] = []
-        for r in run.records where (r["type"] as? String) == "cursor" && (r["state"] as? String) == "onPlane" {
-            let t = Int64(try #require(r["t_ns"] as? Int))
-            let pose = try #require(run.T_W_B_truth[t]) * run.camera.T_B_C
+        for r in run.records.compactMap(\.cursor) where r.state == "onPlane" {
+            let pose = try #require(run.T_W_B_truth[r.t_ns]) * run.camera.T_B_C
             guard let trueHit = run.scene.raycast(origin_W: pose.translation, direction_W: pose.rotation.act(bearing_C)) else { continue }
-            let estimated = run.align.act(try #require(Self.vec(r["position"])))
+            let estimated = run.align.act(try #require(Self.vec(r.position)))
             errors.append((estimated - trueHit.point_W).norm)
         }
         let within = Double(errors.filter { $0 <= 0.03 }.count) / Double(max(errors.count, 1))
@@ -193,15 +192,15 @@ struct WorldAcceptanceTests {
         #expect(within >= 0.95)
 
         // The anchor placed by the cursor at 20 s: where it was added against where the last frame shows it.
-        let added = try #require(run.records.first { ($0["type"] as? String) == "anchor.added" && ($0["kind"] as? String) == "user" })
-        let id = try #require(added["id"] as? String)
-        let start = try #require(Self.vec(added["position"]))
+        let added = try #require(run.records.compactMap(\.anchor).first { $0.type == "anchor.added" && $0.kind == "user" })
+        let id = added.id
+        let start = try #require(Self.vec(added.position))
         var last = start
-        for r in run.records where (r["type"] as? String) == "frame" {
-            for a in (r["anchors"] as? [[String: Any]]) ?? [] where (a["id"] as? String) == id { last = try #require(Self.vec(a["position"])) }
+        for r in run.records.compactMap(\.frame) {
+            for a in r.anchors where a.id == id { last = try #require(Self.vec(a.position)) }
         }
-        for r in run.records where (r["type"] as? String) == "anchor.updated" && (r["id"] as? String) == id {
-            last = try #require(Self.vec(r["position"]))
+        for r in run.records.compactMap(\.anchor) where r.type == "anchor.updated" && r.id == id {
+            last = try #require(Self.vec(r.position))
         }
         print("anchor \(id) moved \((last - start).norm) m between 20 s and the end")
         #expect((last - start).norm < 0.02)
@@ -210,17 +209,17 @@ struct WorldAcceptanceTests {
     @Test("burst: exactly count images with sidecars whose poses match the frame records")
     func burst() throws {
         let run = try Self.shared.get()
-        let captured = run.records.filter { ($0["type"] as? String) == "burst.captured" }
+        let captured = run.records.compactMap(\.burstCaptured)
         #expect(captured.count == 10)
         let files = try FileManager.default.contentsOfDirectory(atPath: run.burstDir)
         #expect(files.filter { $0.hasSuffix(".png") }.count == 10)
         #expect(files.filter { $0.hasSuffix(".json") }.count == 10)
-        var framePose: [Int: [Double]] = [:]
-        for r in run.records where (r["type"] as? String) == "frame" { framePose[try #require(r["t_ns"] as? Int)] = r["T_world_camera"] as? [Double] }
+        var framePose: [TimestampNs: [Double]] = [:]
+        for r in run.records.compactMap(\.frame) { framePose[r.t_ns] = r.T_world_camera }
         var previous: Int?
         for c in captured {
-            let sidecar = try JSONDecoder().decode(BurstSidecar.self, from: Data(contentsOf: URL(fileURLWithPath: try #require(c["sidecar"] as? String))))
-            let pose = try #require(framePose[Int(sidecar.t_ns)])
+            let sidecar = try JSONDecoder().decode(BurstSidecar.self, from: Data(contentsOf: URL(fileURLWithPath: c.sidecar)))
+            let pose = try #require(framePose[sidecar.t_ns])
             #expect(zip(pose, sidecar.T_world_camera).allSatisfy { abs($0 - $1) < 1e-12 })
             #expect(sidecar.intrinsics.fx == run.camera.model.intrinsics.fx)
             // every=6 at 20 Hz: 0.3 s apart, starting at 10 s.

@@ -19,12 +19,12 @@ struct ASLDatasetTests {
             #expect(cam.frames.first?.path == f.path("mav0/\(cam.name)/data/\(f.frameFileName(0))"))
             #expect(cam.missingImages.isEmpty)
             // Timestamps are exact multiples of 50 ms, so the median period gives exactly 20 Hz.
-            #expect(cam.estimatedRateHz == 20)
+            #expect(cam.estimatedRate_hz == 20)
             #expect(cam.calibration.model.width == 16)
         }
         #expect(d.imu.samples.count == f.imuCount)
-        #expect(d.imu.samples[3] == ImuSample(t_ns: f.imuTime(3), gyro_B: Vec3(0.01, -0.02, 0.033), accel_B: Vec3(0.1, -0.2, 9.81)))
-        #expect(d.imu.estimatedRateHz == 200)
+        #expect(d.imu.samples[3] == IMUSample(t_ns: f.imuTime(3), gyro_B: Vec3(0.01, -0.02, 0.033), accel_B: Vec3(0.1, -0.2, 9.81)))
+        #expect(d.imu.estimatedRate_hz == 200)
         #expect(d.imu.calibration.noise == .euroc)
         #expect(d.groundTruth?.rows == 10)
         #expect(d.groundTruth?.firstT_ns == f.frameTime(0))
@@ -93,7 +93,7 @@ struct ASLDatasetTests {
     func stereoPairing() {
         let l = [CameraFrameRef(t_ns: 0, path: "l0"), CameraFrameRef(t_ns: 100, path: "l1"), CameraFrameRef(t_ns: 300, path: "l3")]
         let r = [CameraFrameRef(t_ns: 0, path: "r0"), CameraFrameRef(t_ns: 200, path: "r2"), CameraFrameRef(t_ns: 300, path: "r3")]
-        let events = Array(SensorEventSequence(imu: [], cameras: [l, r], stereoToleranceNs: 10))
+        let events = Array(SensorEventSequence(imu: [], cameras: [l, r], stereoTolerance_ns: 10))
         #expect(events == [.stereoFrame(left: l[0], right: r[0]), .frame(camera: 0, l[1]), .frame(camera: 1, r[1]),
                            .stereoFrame(left: l[2], right: r[2])])
     }
@@ -112,11 +112,11 @@ struct ASLDatasetTests {
         #expect(d.problems.first?.file.hasSuffix("mav0/cam1/data.csv") == true)
         #expect(d.imu.samples.count == 29120)
         // Median period 4 999 936 ns → 200.0026 Hz; 0.01 Hz tolerance allows for the 256-ns clock quantisation.
-        #expect(abs((d.imu.estimatedRateHz ?? 0) - 200) < 0.01)
+        #expect(abs((d.imu.estimatedRate_hz ?? 0) - 200) < 0.01)
         // 29 119 periods of 5 ms = 145.595 s; 1 ms tolerance covers the clock jitter.
-        #expect(abs(d.imu.durationSeconds - 145.595) < 1e-3)
+        #expect(abs(d.imu.duration_s - 145.595) < 1e-3)
         #expect(d.groundTruth?.rows == 2895)
-        #expect(abs((d.cameras[0].estimatedRateHz ?? 0) - 20) < 0.01)
+        #expect(abs((d.cameras[0].estimatedRate_hz ?? 0) - 20) < 0.01)
         #expect(d.cameras[0].calibration.model.distortion.yamlName == "radial-tangential")
         let image = try d.cameras[0].frames[0].loadImage()
         #expect(image.width == 752 && image.height == 480)

@@ -18,7 +18,7 @@ struct CameraModelTests {
 
     /// Round-trip tolerance, pixels: the inversion stops at a 1e-12 normalised residual (≈ 5e-10 px here), so
     /// 1e-6 px is met with margin and still catches a wrong Jacobian or early stop.
-    static let roundTripTolerancePx = 1e-6
+    static let roundTripTolerance_px = 1e-6
 
     /// Every pixel centre of a `width × height` image visited with `step`, plus the last row and column.
     static func pixelGrid(_ model: CameraModel, step: Int) -> [Vec2] {
@@ -79,7 +79,7 @@ struct CameraModelTests {
             count += 1
         }
         #expect(count > 90_000)
-        #expect(worst < Self.roundTripTolerancePx, "worst round-trip error \(worst) px")
+        #expect(worst < Self.roundTripTolerance_px, "worst round-trip error \(worst) px")
     }
 
     @Test func radtanProjectThenUnprojectRecoversTheRay() throws {
@@ -120,7 +120,7 @@ struct CameraModelTests {
             inside += 1
         }
         #expect(inside > 50_000 && outside > 1000)
-        #expect(worst < Self.roundTripTolerancePx, "worst round-trip error \(worst) px")
+        #expect(worst < Self.roundTripTolerance_px, "worst round-trip error \(worst) px")
     }
 
     @Test func bearingsAreUnitRaysThroughThePixel() throws {
@@ -130,7 +130,7 @@ struct CameraModelTests {
                 #expect(abs(b.norm - 1) < 1e-15)
                 #expect(b.z > 0)
                 let back = try #require(m.project(7 * b))
-                #expect((back - pixel).norm < Self.roundTripTolerancePx)
+                #expect((back - pixel).norm < Self.roundTripTolerance_px)
             }
         }
     }

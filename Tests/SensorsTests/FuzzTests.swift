@@ -69,7 +69,7 @@ struct FuzzTests {
             Issue.record("\(report.target): \(f.message) — input (\(f.input.count) bytes): \(String(decoding: f.input.prefix(300), as: UTF8.self).debugDescription)")
         }
         // No hang: a single input of a few hundred bytes must never take long (generous for loaded CI machines).
-        #expect(report.slowestInputSeconds < 2, "\(report.target): an input took \(report.slowestInputSeconds) s")
+        #expect(report.slowestInput_s < 2, "\(report.target): an input took \(report.slowestInput_s) s")
     }
 
     /// A `TrajectoryFileError` names its line unless it is about the whole file.
@@ -100,7 +100,7 @@ struct FuzzTests {
             }
             if let bad { throw Rejected(problems: [DatasetProblem(.fatal, file: "reader", message: bad)]) }
             var log = ProblemLog()
-            let samples = ASLImuLoader.parseSamples(bytes: bytes, csvPath: "imu0/data.csv", options: ASLLoadOptions(), log: &log)
+            let samples = ASLIMULoader.parseSamples(bytes: bytes, csvPath: "imu0/data.csv", options: ASLLoadOptions(), log: &log)
             if !samples.allSatisfy({ [$0.gyro_B.x, $0.gyro_B.y, $0.gyro_B.z, $0.accel_B.x, $0.accel_B.y, $0.accel_B.z].allSatisfy(\.isFinite) }) {
                 throw Rejected(problems: [DatasetProblem(.fatal, file: "reader", message: "a non-finite sample was accepted")])
             }
@@ -172,7 +172,7 @@ struct FuzzTests {
         if text.contains("camera_model") || text.contains("intrinsics") {
             _ = try SensorYAML.parseCamera(yaml: text, file: "cam0/sensor.yaml", name: "cam0")
         } else {
-            _ = try SensorYAML.parseImu(yaml: text, file: "imu0/sensor.yaml")
+            _ = try SensorYAML.parseIMU(yaml: text, file: "imu0/sensor.yaml")
         }
     }
 
@@ -247,7 +247,7 @@ struct FuzzTests {
                 }
             } else if name.hasPrefix("csv-") {
                 var log = ProblemLog()
-                _ = ASLImuLoader.parseSamples(bytes: bytes, csvPath: name, options: ASLLoadOptions(), log: &log)
+                _ = ASLIMULoader.parseSamples(bytes: bytes, csvPath: name, options: ASLLoadOptions(), log: &log)
                 #expect(log.problems.allSatisfy { $0.line != nil || $0.message.hasPrefix("empty listing") }, "\(name): \(log.problems)")
             } else {
                 Issue.record("corpus file \(name) has no known prefix (yaml-, png-, tum-, csv-)")

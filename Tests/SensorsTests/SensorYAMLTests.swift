@@ -66,8 +66,8 @@ struct SensorYAMLTests {
 
     @Test("IMU sensor.yaml: noise densities and rate")
     func imu() throws {
-        let cal = try SensorYAML.parseImu(yaml: DatasetFixture.imuYAML, file: "imu0/sensor.yaml")
-        #expect(cal.noise == ImuNoiseModel.euroc)
+        let cal = try SensorYAML.parseIMU(yaml: DatasetFixture.imuYAML, file: "imu0/sensor.yaml")
+        #expect(cal.noise == IMUNoiseModel.euroc)
         #expect(cal.rateHz == 200)
         #expect(cal.T_B_S == .identity)
     }

@@ -37,9 +37,9 @@ private func files(_ dir: String) -> [String] {
     #expect(try Data(contentsOf: URL(fileURLWithPath: a + "/mav0/imu0/data.csv")) != Data(contentsOf: URL(fileURLWithPath: c + "/mav0/imu0/data.csv")))
 }
 
-@Test func writesTheAslLayout() throws {
+@Test func writesTheASLLayout() throws {
     var config = SimDatasets.smallConfig(seconds: 0.25, seed: 3, stereo: true)
-    config.timeOffsetNs = 5_000_000
+    config.timeOffset_ns = 5_000_000
     let dir = try SimDatasets.write(config, label: "layout")
     defer { try? FileManager.default.removeItem(atPath: dir) }
     func text(_ p: String) throws -> String { try String(contentsOfFile: dir + "/" + p, encoding: .utf8) }
@@ -65,9 +65,9 @@ private func files(_ dir: String) -> [String] {
     let imu = try text("mav0/imu0/data.csv").split(separator: "\n")
     #expect(imu[0].hasPrefix("#timestamp [ns],w_RS_S_x [rad s^-1]"))
     #expect(imu.count == 1 + 51)
-    let imuYaml = try text("mav0/imu0/sensor.yaml")
-    #expect(imuYaml.hasPrefix("%YAML:1.0\n") && imuYaml.contains("gyroscope_noise_density: 0.00016968")
-            && imuYaml.contains("accelerometer_random_walk: 0.003") && imuYaml.contains("rate_hz: 200"))
+    let imuYAML = try text("mav0/imu0/sensor.yaml")
+    #expect(imuYAML.hasPrefix("%YAML:1.0\n") && imuYAML.contains("gyroscope_noise_density: 0.00016968")
+            && imuYAML.contains("accelerometer_random_walk: 0.003") && imuYAML.contains("rate_hz: 200"))
     let gt = try text("mav0/state_groundtruth_estimate0/data.csv").split(separator: "\n")
     #expect(gt.count == imu.count)
     #expect(gt[0].hasPrefix("#timestamp, p_RS_R_x [m]"))
@@ -75,7 +75,7 @@ private func files(_ dir: String) -> [String] {
     let traj = try config.trajectory()
     let row = gt[20].split(separator: ",").map { Double($0)! }
     let t_ns = Int64(gt[20].split(separator: ",")[0])!
-    let s = traj.state(at: Time.seconds(t_ns - config.startTimeNs))
+    let s = traj.state(at: Time.seconds(t_ns - config.startTime_ns))
     #expect(Vec3(row[1], row[2], row[3]) == s.T_W_B.translation)
     let q = s.T_W_B.rotation.quaternion.normalized
     #expect(row[4] == q.w && row[5] == q.x && row[6] == q.y && row[7] == q.z)
@@ -89,7 +89,7 @@ private func files(_ dir: String) -> [String] {
     #expect(sim["trajectory"] as? String == "handheld")
     #expect((sim["seed"] as? NSNumber)?.intValue == 3)
     #expect((sim["timeOffsetNs"] as? NSNumber)?.intValue == 5_000_000)
-    #expect(config.trajectoryTime(ofImageStamped: config.startTimeNs) == 0.005)
+    #expect(config.trajectoryTime(ofImageStamped: config.startTime_ns) == 0.005)
 }
 
 @Test func refusesNonEmptyOutputUnlessForced() throws {
@@ -115,13 +115,13 @@ private func files(_ dir: String) -> [String] {
     let s20 = config.cameraTimestamps()
     #expect(s20.count == 21 && s20[1] - s20[0] == 50_000_000 && s20.last! - s20[0] == 1_000_000_000)
     config.rig = .euroc(rateHz: 30)
-    let s30 = config.cameraTimestamps().map { $0 - config.startTimeNs }
+    let s30 = config.cameraTimestamps().map { $0 - config.startTime_ns }
     // Rounded to the nearest nanosecond: 33 333 333, 66 666 667, 100 000 000, …
     #expect(s30.count == 31 && s30[1] == 33_333_333 && s30[2] == 66_666_667 && s30[3] == 100_000_000)
     // A camera–IMU offset shifts what the image shows, not its stamp.
-    config.timeOffsetNs = -2_000_000
-    #expect(config.cameraTimestamps()[0] == config.startTimeNs)
-    #expect(config.trajectoryTime(ofImageStamped: config.startTimeNs + 50_000_000) == 0.048)
+    config.timeOffset_ns = -2_000_000
+    #expect(config.cameraTimestamps()[0] == config.startTime_ns)
+    #expect(config.trajectoryTime(ofImageStamped: config.startTime_ns + 50_000_000) == 0.048)
 }
 
 @Test func writtenDatasetLoadsWithTheSensorsLoader() throws {
@@ -141,8 +141,8 @@ private func files(_ dir: String) -> [String] {
     #expect(ds.imu.samples.count == 61)
     #expect(ds.imu.calibration.noise == config.imu.noise)
     let gt = try TrajectoryFile.readASLGroundTruth(path: dir + "/mav0/state_groundtruth_estimate0/data.csv")
-    let imu = ImuSynthesizer.synthesize(trajectory: try config.trajectory(), seconds: config.seconds,
-                                        startTimeNs: config.startTimeNs, options: config.imu, seed: config.seed)
+    let imu = IMUSynthesizer.synthesize(trajectory: try config.trajectory(), seconds: config.seconds,
+                                        startTime_ns: config.startTime_ns, options: config.imu, seed: config.seed)
     #expect(gt.count == imu.groundTruth.count)
     #expect(gt[30].t_ns == imu.groundTruth[30].t_ns && gt[30].v_W == imu.groundTruth[30].v_W)
     #expect(gt[30].gyroBias_B == imu.groundTruth[30].gyroBias_B && gt[30].accelBias_B == imu.groundTruth[30].accelBias_B)

@@ -70,11 +70,11 @@ struct RecordingSimulationTests {
     }
 
     @Test("frames are the ground-truth rows at the camera rate; IMU rows are the recording's lines byte for byte; ground truth restricted to the span")
-    func framesImuAndGroundTruth() throws {
+    func framesIMUAndGroundTruth() throws {
         let source = try Self.recordingPath()
         let recording = try Recording(path: source)
         let out = SimDatasets.temporaryPath("from-rec")
-        let config = RecordingSimulationConfig(recording: recording, stereo: true, startSeconds: 1, seconds: 1,
+        let config = RecordingSimulationConfig(recording: recording, stereo: true, start_s: 1, seconds: 1,
                                                effects: .perfect, render: .fast)
         let summary = try RecordingDatasetWriter.write(config, to: out)
         // 200 Hz ground truth → every 10th row at 20 Hz; 1 s with both ends = 21 frames per camera.
@@ -135,7 +135,7 @@ struct RecordingSimulationTests {
         let mid = try #require(gt.firstIndex { $0.t_ns >= gt[0].t_ns + 3_750_000_000 })
         let (scene, corners) = try Self.targetScene(facing: gt[mid].T_W_B * recording.cam0.T_B_C)
         let out = SimDatasets.temporaryPath("from-rec-marker")
-        let config = RecordingSimulationConfig(recording: recording, scene: .given(scene, source: "test"), startSeconds: 3.5, seconds: 0.5,
+        let config = RecordingSimulationConfig(recording: recording, scene: .given(scene, source: "test"), start_s: 3.5, seconds: 0.5,
                                                effects: .perfect, render: .fast)
         try RecordingDatasetWriter.write(config, to: out)
         let written = try TrajectoryFile.readASLGroundTruth(path: out + "/mav0/state_groundtruth_estimate0/data.csv")
@@ -157,13 +157,13 @@ struct RecordingSimulationTests {
         let (scene, corners) = try Self.targetScene(facing: gt[mid].T_W_B * recording.cam0.T_B_C)
         let d: Int64 = 50_000_000
         let out = SimDatasets.temporaryPath("from-rec-offset")
-        let config = RecordingSimulationConfig(recording: recording, scene: .given(scene, source: "test"), startSeconds: 3.4, seconds: 0.5,
-                                               effects: .perfect, render: .fast, timeOffsetNs: d)
+        let config = RecordingSimulationConfig(recording: recording, scene: .given(scene, source: "test"), start_s: 3.4, seconds: 0.5,
+                                               effects: .perfect, render: .fast, timeOffset_ns: d)
         let summary = try RecordingDatasetWriter.write(config, to: out)
         let stamps = try Self.dataLines(out + "/mav0/cam0/data.csv").map { TimestampNs($0.split(separator: ",")[0])! }
         let gtTimes = Set(gt.map(\.t_ns))
         #expect(stamps.allSatisfy { gtTimes.contains($0 + d) })
-        #expect(summary.info.timeOffsetNs == d)
+        #expect(summary.info.timeOffset_ns == d)
         func pose(_ t: TimestampNs) -> SE3? { gt.first { $0.t_ns == t }?.T_W_B }
         let shifted = try Self.markerErrors(dataset: out, corners: corners) { pose($0 + d) }
         #expect(shifted.count >= 30)
@@ -184,9 +184,9 @@ struct RecordingSimulationTests {
             let jitter = TimestampNs((k % 3) - 1) * 300_000
             states.append(GroundTruthState(t_ns: t0 + Time.nanoseconds(t) + (k == 0 ? 0 : jitter), T_W_B: .identity))
         }
-        let plan = try RecordingFramePlan.make(groundTruth: states, imuFirstNs: t0 - 5_000_000, imuLastNs: t0 + 4_000_000_000,
+        let plan = try RecordingFramePlan.make(groundTruth: states, imuFirst_ns: t0 - 5_000_000, imuLast_ns: t0 + 4_000_000_000,
                                                rateHz: 20, source: "gt")
-        #expect(plan.referenceNs == t0)
+        #expect(plan.reference_ns == t0)
         // Slots 1.05 … 1.25 s have no row (5 slots); every kept frame is within 0.3 ms of its slot.
         #expect(plan.skippedSlots == 5)
         #expect(plan.imageStamps.count == 61 - 5)
@@ -196,19 +196,19 @@ struct RecordingSimulationTests {
         }
         #expect(plan.imageStamps == plan.groundTruthTimes)
         // --start / --seconds count from the reference; a span past the data is refused.
-        let part = try RecordingFramePlan.make(groundTruth: states, imuFirstNs: t0, imuLastNs: t0 + 4_000_000_000, rateHz: 20,
-                                               startSeconds: 2, seconds: 0.5, source: "gt")
+        let part = try RecordingFramePlan.make(groundTruth: states, imuFirst_ns: t0, imuLast_ns: t0 + 4_000_000_000, rateHz: 20,
+                                               start_s: 2, seconds: 0.5, source: "gt")
         #expect(part.imageStamps.count == 11)
         #expect(throws: RecordingError.self) {
-            try RecordingFramePlan.make(groundTruth: states, imuFirstNs: t0, imuLastNs: t0 + 4_000_000_000, rateHz: 20,
-                                        startSeconds: 2, seconds: 1.5, source: "gt")
+            try RecordingFramePlan.make(groundTruth: states, imuFirst_ns: t0, imuLast_ns: t0 + 4_000_000_000, rateHz: 20,
+                                        start_s: 2, seconds: 1.5, source: "gt")
         }
         // The IMU ends first: it limits the span.
         #expect(throws: RecordingError.self) {
-            try RecordingFramePlan.make(groundTruth: states, imuFirstNs: t0, imuLastNs: t0 + 2_000_000_000, rateHz: 20,
+            try RecordingFramePlan.make(groundTruth: states, imuFirst_ns: t0, imuLast_ns: t0 + 2_000_000_000, rateHz: 20,
                                         seconds: 2.5, source: "gt")
         }
-        let clipped = try RecordingFramePlan.make(groundTruth: states, imuFirstNs: t0, imuLastNs: t0 + 2_000_000_000, rateHz: 20, source: "gt")
+        let clipped = try RecordingFramePlan.make(groundTruth: states, imuFirst_ns: t0, imuLast_ns: t0 + 2_000_000_000, rateHz: 20, source: "gt")
         #expect(clipped.groundTruthTimes.last! <= t0 + 2_000_000_000)
     }
 
@@ -243,7 +243,7 @@ struct RecordingSimulationTests {
     }
 
     @Test("a recording whose imu0 T_BS is not the identity is refused, naming the file")
-    func nonIdentityImuExtrinsicsRefused() throws {
+    func nonIdentityIMUExtrinsicsRefused() throws {
         let source = try Self.recordingPath()
         let copy = SimDatasets.temporaryPath("rec-imu-tbs")
         try FileManager.default.copyItem(atPath: source, toPath: copy)
@@ -270,7 +270,7 @@ struct RecordingSimulationTests {
         var render = RenderOptions.fast
         render.edgeSamples = 1
         let summary = try RecordingDatasetWriter.write(
-            RecordingSimulationConfig(recording: recording, startSeconds: 60, seconds: 0.5, render: render), to: out)
+            RecordingSimulationConfig(recording: recording, start_s: 60, seconds: 0.5, render: render), to: out)
         #expect(summary.framesPerCamera == 11)
         let gtTimes = Set(recording.groundTruth.map(\.t_ns))
         let stamps = try Self.dataLines(out + "/mav0/cam0/data.csv").map { TimestampNs($0.split(separator: ",")[0])! }

@@ -1,27 +1,16 @@
 import Foundation
 import Geometry
 import Sensors
-
-
-/// The exact kinematic state of an analytic trajectory at one time.
-public struct EstimationTrueState: Sendable {
-    public var t: Double
-    public var R_W_B: SO3
-    public var p_W: Vec3
-    public var v_W: Vec3
-    /// Acceleration of the body origin in W, m/s².
-    public var a_W: Vec3
-    /// Angular velocity of B relative to W, in B, rad/s.
-    public var omega_B: Vec3
-    public var T_W_B: SE3 { SE3(rotation: R_W_B, translation: p_W) }
-}
+import Simulation
 
 /// A smooth analytic body trajectory: sinusoids in position and ZYX Euler angles, with a rest phase of
 /// `restDuration` seconds at the start and a C¹-smooth ramp of `rampDuration` seconds into motion.
 ///
 /// Time is warped, `p(t) = P(τ(t))`, with `τ' = 0` at rest, rising smoothly to 1; all derivatives are
-/// exact (chain rule), so IMU samples computed from it are exact.
-public struct EstimationTrajectory: Sendable {
+/// exact (chain rule), so the IMU samples Simulation's `IMUSynthesizer` computes from it are exact.
+public struct EstimationTrajectory: Trajectory {
+    /// Name (`Trajectory`).
+    public var name: String { "estimation-fixture" }
     public var restDuration: Double
     public var rampDuration: Double
     /// Multiplies every motion amplitude (0 gives a body at rest forever).
@@ -29,8 +18,6 @@ public struct EstimationTrajectory: Sendable {
     public var center: Vec3 = Vec3(0, 0, 0)
     /// Constant Euler angle offsets (roll, pitch, yaw), radians.
     public var eulerOffset: Vec3 = Vec3(0.05, -0.08, 0.3)
-    /// World gravity magnitude, m/s².
-    public var gravity: Double = 9.81
 
     // Position sinusoids: amplitude (m), angular frequency (rad/s), phase.
     let posA = Vec3(1.0, 0.8, 0.3), posW = Vec3(2 * .pi * 0.2, 2 * .pi * 0.15, 2 * .pi * 0.25), posPh = Vec3(0, 0.5, 1.0)
@@ -64,7 +51,7 @@ public struct EstimationTrajectory: Sendable {
     }
 
     /// The exact state at `t` seconds.
-    public func state(at t: Double) -> EstimationTrueState {
+    public func state(at t: Double) -> TrajectoryState {
         let (tau, d1, d2) = warp(t)
         let (P, P1, P2) = sinusoid(posA, posW, posPh, tau)
         let (E, E1, E2) = sinusoid(eulA, eulW, eulPh, tau)
@@ -75,41 +62,18 @@ public struct EstimationTrajectory: Sendable {
         let omega = Vec3(eDot.x - eDot.z * sin(theta),
                          eDot.y * cos(phi) + eDot.z * sin(phi) * cos(theta),
                          -eDot.y * sin(phi) + eDot.z * cos(phi) * cos(theta))
-        return EstimationTrueState(t: t, R_W_B: Self.rotation(euler: e), p_W: center + P, v_W: P1 * d1,
-                                   a_W: P2 * d1 * d1 + P1 * d2, omega_B: omega)
+        return TrajectoryState(t: t, T_W_B: SE3(rotation: Self.rotation(euler: e), translation: center + P), v_W: P1 * d1,
+                               a_W: P2 * d1 * d1 + P1 * d2, omega_B: omega)
     }
 
-    /// The exact (noise-free, bias-free) IMU sample at `t` seconds.
-    public func imu(at t: Double) -> ImuSample {
-        let s = state(at: t)
-        let f_B = s.R_W_B.inverse.act(s.a_W - Vec3(0, 0, -gravity))
-        return ImuSample(t_ns: Time.nanoseconds(t), gyro_B: s.omega_B, accel_B: f_B)
-    }
-
-    /// IMU samples at `rateHz` from 0 to `duration` seconds (inclusive), with optional constant biases,
-    /// white noise (densities, per √Hz) and bias random walks from `noise`, seeded.
+    /// IMU samples at `rateHz` from 0 to `duration` seconds (inclusive) from Simulation's `IMUSynthesizer`, with
+    /// constant biases `gyroBias` / `accelBias`; with a `noise` model also white noise and bias random walks
+    /// starting from those biases (seeded).
     public func imuSamples(duration: Double, rateHz: Double, gyroBias: Vec3 = .zero, accelBias: Vec3 = .zero,
-                           noise: ImuNoiseModel? = nil, seed: UInt64 = 1) -> [ImuSample] {
-        var rng = SeededRandom(seed: seed)
-        let n = Int((duration * rateHz).rounded())
-        var bg = gyroBias, ba = accelBias
-        let dt = 1 / rateHz
-        var out: [ImuSample] = []
-        out.reserveCapacity(n + 1)
-        for k in 0...n {
-            let tNs = Int64(k) * Int64((1e9 / rateHz).rounded())
-            var s = imu(at: Double(tNs) * 1e-9)
-            s.gyro_B += bg
-            s.accel_B += ba
-            if let nm = noise {
-                s.gyro_B += rng.gaussian3(nm.gyroscopeNoiseDensity / dt.squareRoot())
-                s.accel_B += rng.gaussian3(nm.accelerometerNoiseDensity / dt.squareRoot())
-                bg += rng.gaussian3(nm.gyroscopeRandomWalk * dt.squareRoot())
-                ba += rng.gaussian3(nm.accelerometerRandomWalk * dt.squareRoot())
-            }
-            out.append(s)
-        }
-        return out
+                           noise: IMUNoiseModel? = nil, seed: UInt64 = 1) -> [IMUSample] {
+        let options = IMUSimulationOptions(noise: noise ?? .euroc, rateHz: rateHz, whiteNoise: noise != nil, biases: true,
+                                           biasRandomWalk: noise != nil, initialGyroBias_B: gyroBias, initialAccelBias_B: accelBias)
+        return IMUSynthesizer.synthesize(trajectory: self, seconds: duration, startTime_ns: 0, options: options, seed: seed).samples
     }
 }
 
@@ -180,8 +144,8 @@ public struct EstimationScene: Sendable {
         let count = Int((duration * rateHz).rounded())
         let intr = camera.model.intrinsics
         for k in 0...count {
-            let tNs = Int64(k) * Int64((1e9 / rateHz).rounded())
-            let s = trajectory.state(at: Double(tNs) * 1e-9)
+            let t_ns = Int64(k) * Int64((1e9 / rateHz).rounded())
+            let s = trajectory.state(at: Double(t_ns) * 1e-9)
             let T_C_W = (s.T_W_B * camera.T_B_C).inverse
             let T_C1_W = (s.T_W_B * rightCamera.T_B_C).inverse
             var obs: [EstimationSimObservation] = []
@@ -212,7 +176,7 @@ public struct EstimationScene: Sendable {
                 obs.append(EstimationSimObservation(id: i + n * generation[i], camera: 0, normalized: normalized,
                                                     rightNormalized: right, isOutlier: outlier))
             }
-            out.append(EstimationSimFrame(t_ns: tNs, observations: obs))
+            out.append(EstimationSimFrame(t_ns: t_ns, observations: obs))
         }
         return out
     }

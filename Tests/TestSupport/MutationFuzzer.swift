@@ -114,10 +114,10 @@ public enum FuzzDriver {
         public var rejected: Int
         /// Wall time of the whole run, and of the slowest single input, seconds.
         public var seconds: Double
-        public var slowestInputSeconds: Double
+        public var slowestInput_s: Double
         public var description: String {
             String(format: "fuzz %@: %d inputs (%d accepted, %d rejected) in %.1f s; slowest input %.2f ms",
-                   target, inputs, accepted, rejected, seconds, slowestInputSeconds * 1000)
+                   target, inputs, accepted, rejected, seconds, slowestInput_s * 1000)
         }
     }
 
@@ -128,7 +128,7 @@ public enum FuzzDriver {
                            _ body: ([UInt8]) throws -> Void, check: (Error, [UInt8]) -> String?) -> (Report, [(input: [UInt8], message: String)]) {
         let keep = isLongRun ? open(NSTemporaryDirectory() + "worldtrack-fuzz-current-\(target).bin", O_WRONLY | O_CREAT | O_TRUNC, 0o644) : -1
         defer { if keep >= 0 { close(keep) } }
-        var report = Report(target: target, inputs: 0, accepted: 0, rejected: 0, seconds: 0, slowestInputSeconds: 0)
+        var report = Report(target: target, inputs: 0, accepted: 0, rejected: 0, seconds: 0, slowestInput_s: 0)
         var failures: [(input: [UInt8], message: String)] = []
         let start = DispatchTime.now().uptimeNanoseconds
         for _ in 0..<count {
@@ -145,7 +145,7 @@ public enum FuzzDriver {
                 report.rejected += 1
                 if let message = check(error, input), failures.count < maxFailures { failures.append((input, message)) }
             }
-            report.slowestInputSeconds = max(report.slowestInputSeconds, Double(DispatchTime.now().uptimeNanoseconds - t0) * 1e-9)
+            report.slowestInput_s = max(report.slowestInput_s, Double(DispatchTime.now().uptimeNanoseconds - t0) * 1e-9)
             report.inputs += 1
         }
         report.seconds = Double(DispatchTime.now().uptimeNanoseconds - start) * 1e-9

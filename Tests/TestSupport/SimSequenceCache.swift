@@ -58,18 +58,18 @@ public enum SimSequenceCache {
     }
 
     /// The room scene, handheld walk, at full EuRoC-like resolution (752×480, 20 Hz).
-    /// `timeOffsetMs`: the camera–IMU time offset (the image stamped t shows the world at IMU time t + offset).
+    /// `timeOffset_ms`: the camera–IMU time offset (the image stamped t shows the world at IMU time t + offset).
     public static func roomHandheld(seconds: Double, seed: UInt64, stereo: Bool = false, startMoving: Bool = false,
-                                    shakeAt: Double? = nil, timeOffsetMs: Double = 0) throws -> String {
+                                    shakeAt: Double? = nil, timeOffset_ms: Double = 0) throws -> String {
         let key = "room-handheld-\(Int(seconds))s-seed\(seed)\(stereo ? "-stereo" : "")\(startMoving ? "-moving" : "")"
-            + (shakeAt.map { "-shake\(Int($0))" } ?? "") + (timeOffsetMs != 0 ? "-offset\(Int(timeOffsetMs))ms" : "")
+            + (shakeAt.map { "-shake\(Int($0))" } ?? "") + (timeOffset_ms != 0 ? "-offset\(Int(timeOffset_ms))ms" : "")
         return try dataset(key) {
             var options = TrajectoryOptions(startMoving: startMoving)
             if let shakeAt { options.fastShakeSegment = TimeSegment(start: shakeAt, duration: 2) }
             return SimulationConfig(scene: try Scene.builtIn(named: "room"), trajectoryName: "handheld",
                                     trajectoryOptions: options, seconds: seconds, seed: seed,
                                     rig: .euroc(stereo: stereo, fisheye: false, rateHz: 20),
-                                    timeOffsetNs: Int64((timeOffsetMs * 1e6).rounded()))
+                                    timeOffset_ns: Int64((timeOffset_ms * 1e6).rounded()))
         }
     }
 }

@@ -249,9 +249,10 @@ func pixel(_ p_W: Vec3, _ T_W_C: SE3 = defaultPose) throws -> [Double] {
         #expect(lines.last == "" && lines.count == records.count + 1)
         for (line, rec) in zip(lines, records) {
             #expect(!line.contains("\n") && !line.contains("  "))
-            let obj = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
-            #expect(obj["type"] as? String == rec.type && obj["schema"] as? String == "worldtrack.stream/1")
-            #expect((obj["t_ns"] as? NSNumber)?.int64Value == rec.t_ns)
+            // Each line reads back as the record written, field for field.
+            let decoded = try StreamRecordDecoder().decode(line)
+            #expect(decoded == DecodedStreamRecord(rec))
+            #expect(decoded.header == StreamRecordHeader(type: rec.type, t_ns: rec.t_ns, schema: "worldtrack.stream/1"))
         }
         // Keys are sorted: "T_world_camera" < "anchors" < … in a frame line.
         let first = String(lines[0])

@@ -59,10 +59,10 @@ import Testing
         let cursorPosition = try #require(cursor.position)
         #expect(cursor.state == "onPlane" && abs(cursorPosition[1]) < 0.02)
         #expect(try #require(cursor.normal)[1] > 0.999)
-        // Same keys as the default convention: the documented schema holds for both.
-        let w = StreamWriter()
-        let a = try JSONSerialization.jsonObject(with: w.encode(frame)) as? [String: Any]
-        let b = try JSONSerialization.jsonObject(with: w.encode(FrameRecord(session.process(frameInput(3, landmarks: []))))) as? [String: Any]
-        #expect(Set(try #require(a).keys) == Set(try #require(b).keys))
+        // Both conventions write complete frame records (every required field) that read back unchanged.
+        let w = StreamWriter(), reader = StreamRecordDecoder()
+        let defaultFrame = FrameRecord(session.process(frameInput(3, landmarks: [])))
+        #expect(try reader.decode(w.encode(frame)) == .frame(frame))
+        #expect(try reader.decode(w.encode(defaultFrame)) == .frame(defaultFrame))
     }
 }

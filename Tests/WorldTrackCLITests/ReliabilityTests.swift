@@ -262,7 +262,7 @@ struct ReliabilityTests {
     func int64Timestamps() throws {
         let dir = try TemporaryDirectory()
         let data = try Self.copyOfDataset(in: dir)
-        try LateClock.shift(dataset: data, lastTimeNs: .max - 1_000)
+        try LateClock.shift(dataset: data, lastTime_ns: .max - 1_000)
         let tum = dir.path("est.tum")
         let run = try ProcessRunner.run(try Self.wt(), ["run", data, "--no-stream", "--quiet", "--trajectory", tum], timeout: 300)
         #expect(run.status == 0, "\(run.stderr)")
@@ -311,9 +311,9 @@ enum CorruptPNG {
     }
 }
 
-/// Moves a dataset's clock so that its last sample is at `lastTimeNs` (listing files and ground truth; file names stay).
+/// Moves a dataset's clock so that its last sample is at `lastTime_ns` (listing files and ground truth; file names stay).
 enum LateClock {
-    static func shift(dataset: String, lastTimeNs: Int64) throws {
+    static func shift(dataset: String, lastTime_ns: Int64) throws {
         let files = ["mav0/cam0/data.csv", "mav0/imu0/data.csv", "mav0/state_groundtruth_estimate0/data.csv"].map { dataset + "/" + $0 }
         var last: Int64 = 0
         for f in files {
@@ -321,7 +321,7 @@ enum LateClock {
                 if let t = Int64(line.prefix { $0 != "," }) { last = max(last, t) }
             }
         }
-        let offset = lastTimeNs - last
+        let offset = lastTime_ns - last
         for f in files {
             let shifted = try String(contentsOfFile: f, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false).map { line -> String in
                 guard !line.hasPrefix("#"), let comma = line.firstIndex(of: ","), let t = Int64(line[..<comma]) else { return String(line) }

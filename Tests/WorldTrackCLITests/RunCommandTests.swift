@@ -1,5 +1,6 @@
 import Foundation
 import Simulation
+import StreamFormat
 import Testing
 import TestSupport
 
@@ -16,10 +17,9 @@ struct RunCommandTests {
         try ProcessRunner.run(try ProcessRunner.product("worldtrack"), arguments, timeout: 300)
     }
 
-    static func jsonLines(_ text: String) -> [[String: Any]] {
-        text.split(separator: "\n").map { line in
-            (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any] ?? ["unparsable": String(line)]
-        }
+    /// The records of a stream, decoded as `StreamRecordDecoder` reads them (throws on a line that is not a record).
+    static func records(_ text: String) throws -> [DecodedStreamRecord] {
+        try StreamRecordDecoder().decodeLines(text)
     }
 
     @Test("the stream is one JSON record per line with type, t_ns and schema; one frame record per image, in time order")
@@ -27,14 +27,15 @@ struct RunCommandTests {
         let path = try Self.dataset()
         let run = try Self.worldtrack(["run", path, "--quiet"])
         #expect(run.status == 0, "\(run.stderr)")
-        let records = Self.jsonLines(run.stdout)
-        #expect(records.allSatisfy { $0["type"] is String && $0["t_ns"] is Int && ($0["schema"] as? String) == "worldtrack.stream/1" })
-        let frames = records.filter { ($0["type"] as? String) == "frame" }
+        let records = try Self.records(run.stdout)
+        #expect(records.count == run.stdout.split(separator: "\n").count)
+        #expect(records.allSatisfy { $0.header.schema == StreamSchema.version })
+        let frames = records.compactMap(\.frame)
         #expect(frames.count == 121)   // 6 s at 20 Hz, both ends included
-        let times = frames.compactMap { $0["t_ns"] as? Int }
+        let times = frames.map(\.t_ns)
         #expect(times == times.sorted() && Set(times).count == times.count)
         // The walk starts after 2 s at rest: the tracker must be normal well before the end.
-        #expect(frames.suffix(60).allSatisfy { ($0["tracking_state"] as? String) == "normal" })
+        #expect(frames.suffix(60).allSatisfy { $0.tracking_state == "normal" })
         // Progress and the summary go to stderr, never into the stream.
         #expect(run.stderr.contains("run: 121 frames"))
     }
@@ -64,8 +65,8 @@ struct RunCommandTests {
         let run = try Self.worldtrack(["run", path, "--quiet", "--seconds", "1", "--pipe", "cat > '\(out)'"])
         #expect(run.status == 0, "\(run.stderr)")
         #expect(run.stdout.isEmpty)
-        let records = Self.jsonLines(try String(contentsOfFile: out, encoding: .utf8))
-        #expect(records.filter { ($0["type"] as? String) == "frame" }.count == 21)
+        let records = try Self.records(try String(contentsOfFile: out, encoding: .utf8))
+        #expect(records.compactMap(\.frame).count == 21)
         // A failing consumer program is reported, not ignored.
         let failing = try Self.worldtrack(["run", path, "--quiet", "--seconds", "1", "--pipe", "cat > /dev/null; exit 3"])
         #expect(failing.status == 1 && failing.stderr.contains("status 3"))

@@ -1,24 +1,24 @@
 /// The IMU samples of a dataset, in time order, with the IMU's calibration.
 ///
 /// All samples are in memory: 200 Hz for 145 s is 29 000 samples, under 2 MB.
-public struct ImuStream: Equatable, Sendable {
+public struct IMUStream: Equatable, Sendable {
     /// Calibration from `imu0/sensor.yaml`.
-    public var calibration: ImuCalibration
+    public var calibration: IMUCalibration
     /// The `data.csv` the samples came from.
     public var dataPath: String
     /// Samples, strictly increasing in time, finite.
-    public var samples: [ImuSample]
+    public var samples: [IMUSample]
     /// Sample rate estimated from the time stamps (1 / median period), Hz; `nil` with fewer than 2 samples.
-    public var estimatedRateHz: Double?
+    public var estimatedRate_hz: Double?
 
     /// Creates a stream (loaders build these; tests and simulators may too).
-    public init(calibration: ImuCalibration, dataPath: String, samples: [ImuSample], estimatedRateHz: Double? = nil) {
+    public init(calibration: IMUCalibration, dataPath: String, samples: [IMUSample], estimatedRate_hz: Double? = nil) {
         self.calibration = calibration; self.dataPath = dataPath; self.samples = samples
-        self.estimatedRateHz = estimatedRateHz ?? RateEstimate.medianRateHz(samples.map(\.t_ns))
+        self.estimatedRate_hz = estimatedRate_hz ?? RateEstimate.medianRate_hz(samples.map(\.t_ns))
     }
 
     /// The samples with `from_ns <= t_ns <= to_ns`, found by binary search (O(log n)).
-    public func samples(from from_ns: TimestampNs, to to_ns: TimestampNs) -> ArraySlice<ImuSample> {
+    public func samples(from from_ns: TimestampNs, to to_ns: TimestampNs) -> ArraySlice<IMUSample> {
         guard from_ns <= to_ns else { return samples[samples.endIndex...] }
         let lower = firstIndex(atOrAfter: from_ns)
         var upper = firstIndex(atOrAfter: to_ns)
@@ -41,7 +41,7 @@ public struct ImuStream: Equatable, Sendable {
     /// Time of the last sample, nanoseconds.
     public var lastT_ns: TimestampNs? { samples.last?.t_ns }
     /// Time from the first to the last sample, seconds.
-    public var durationSeconds: Double {
+    public var duration_s: Double {
         guard let a = firstT_ns, let b = lastT_ns else { return 0 }
         return Time.seconds(b - a)
     }
@@ -65,7 +65,7 @@ public struct GroundTruthInfo: Equatable, Sendable {
     }
 
     /// Time from the first to the last row, seconds.
-    public var durationSeconds: Double {
+    public var duration_s: Double {
         guard let a = firstT_ns, let b = lastT_ns else { return 0 }
         return Time.seconds(b - a)
     }

@@ -2,18 +2,18 @@ import Foundation
 import Geometry
 
 /// Loads the IMU folder of an ASL dataset (`sensor.yaml`, `data.csv`), logging problems.
-enum ASLImuLoader {
-    static func load(folder: String, options: ASLLoadOptions, log: inout ProblemLog) -> ImuStream? {
+enum ASLIMULoader {
+    static func load(folder: String, options: ASLLoadOptions, log: inout ProblemLog) -> IMUStream? {
         guard ASLDataset.isDirectory(folder) else {
             log.fatal(folder, "missing folder: no IMU folder")
             return nil
         }
         let yamlPath = (folder as NSString).appendingPathComponent("sensor.yaml")
         let csvPath = (folder as NSString).appendingPathComponent("data.csv")
-        var calibration: ImuCalibration?
+        var calibration: IMUCalibration?
         if ASLFiles.requireFile(yamlPath, log: &log) {
             do {
-                calibration = try SensorYAML.readImu(path: yamlPath)
+                calibration = try SensorYAML.readIMU(path: yamlPath)
             } catch let error as DatasetError {
                 error.problems.forEach { log.add($0) }
             } catch {
@@ -28,16 +28,16 @@ enum ASLImuLoader {
         }
         let samples = parseSamples(bytes: [UInt8](data), csvPath: csvPath, options: options, log: &log)
         guard let calibration else { return nil }
-        let stream = ImuStream(calibration: calibration, dataPath: csvPath, samples: samples)
-        ASLFiles.checkRate(estimated: stream.estimatedRateHz, nominal: calibration.rateHz, what: "IMU rate",
+        let stream = IMUStream(calibration: calibration, dataPath: csvPath, samples: samples)
+        ASLFiles.checkRate(estimated: stream.estimatedRate_hz, nominal: calibration.rateHz, what: "IMU rate",
                            file: csvPath, yamlPath: yamlPath, tolerance: options.rateTolerance, log: &log)
         return stream
     }
 
     /// The IMU samples of `data.csv` bytes; every problem (malformed rows, non-finite values, time going
     /// back, gaps) is logged naming `csvPath` and its line. Never throws: fatal problems make the loader throw.
-    static func parseSamples(bytes: [UInt8], csvPath: String, options: ASLLoadOptions, log: inout ProblemLog) -> [ImuSample] {
-        var samples: [ImuSample] = []
+    static func parseSamples(bytes: [UInt8], csvPath: String, options: ASLLoadOptions, log: inout ProblemLog) -> [IMUSample] {
+        var samples: [IMUSample] = []
         var lines: [Int] = []
         var rowCount = 0
         var previous: (t: TimestampNs, line: Int)?
@@ -70,12 +70,12 @@ enum ASLImuLoader {
             ASLFiles.checkIncreasing(t, line: row.line, previous: previous, file: csvPath, log: &log)
             previous = (t, row.line)
             guard ok else { return }
-            samples.append(ImuSample(t_ns: t, gyro_B: Vec3(v[0], v[1], v[2]), accel_B: Vec3(v[3], v[4], v[5])))
+            samples.append(IMUSample(t_ns: t, gyro_B: Vec3(v[0], v[1], v[2]), accel_B: Vec3(v[3], v[4], v[5])))
             lines.append(row.line)
         }
         if rowCount == 0 { log.fatal(csvPath, "empty listing: no IMU samples") }
 
-        let medianPeriod = RateEstimate.medianPeriodNs(samples.map(\.t_ns))
+        let medianPeriod = RateEstimate.medianPeriod_ns(samples.map(\.t_ns))
         if let medianPeriod, medianPeriod > 0 {
             let limit = Double(medianPeriod) * options.imuGapPeriods
             for i in 1..<samples.count {

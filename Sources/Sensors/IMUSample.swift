@@ -1,7 +1,7 @@
 import Geometry
 
 /// One inertial measurement, in the IMU (body) frame `B`.
-public struct ImuSample: Equatable, Sendable {
+public struct IMUSample: Equatable, Sendable {
     /// Time of the sample, nanoseconds.
     public var t_ns: TimestampNs
     /// Angular rate of B relative to the world, measured in B, rad/s (bias and noise included).
@@ -15,7 +15,7 @@ public struct ImuSample: Equatable, Sendable {
 }
 
 /// The IMU's continuous-time noise model, as Kalibr / EuRoC `imu0/sensor.yaml` gives it.
-public struct ImuNoiseModel: Equatable, Sendable, Codable {
+public struct IMUNoiseModel: Equatable, Sendable, Codable {
     /// Gyroscope white-noise density, rad/s/√Hz.
     public var gyroscopeNoiseDensity: Double
     /// Gyroscope bias random walk, rad/s²/√Hz.
@@ -34,20 +34,20 @@ public struct ImuNoiseModel: Equatable, Sendable, Codable {
     }
 
     /// The EuRoC VI-sensor (ADIS16448) values.
-    public static let euroc = ImuNoiseModel(gyroscopeNoiseDensity: 1.6968e-04, gyroscopeRandomWalk: 1.9393e-05,
+    public static let euroc = IMUNoiseModel(gyroscopeNoiseDensity: 1.6968e-04, gyroscopeRandomWalk: 1.9393e-05,
                                             accelerometerNoiseDensity: 2.0000e-3, accelerometerRandomWalk: 3.0000e-3)
 }
 
 /// Calibration of the IMU: its noise model, nominal rate and extrinsics.
-public struct ImuCalibration: Equatable, Sendable {
+public struct IMUCalibration: Equatable, Sendable {
     /// Noise densities and random walks.
-    public var noise: ImuNoiseModel
+    public var noise: IMUNoiseModel
     /// Nominal sample rate, Hz.
     public var rateHz: Double
     /// Pose of the IMU sensor frame S in the body frame B (identity for EuRoC, where B is the IMU).
     public var T_B_S: SE3
 
-    public init(noise: ImuNoiseModel, rateHz: Double, T_B_S: SE3 = .identity) {
+    public init(noise: IMUNoiseModel, rateHz: Double, T_B_S: SE3 = .identity) {
         self.noise = noise; self.rateHz = rateHz; self.T_B_S = T_B_S
     }
 }

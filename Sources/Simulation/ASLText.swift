@@ -3,9 +3,9 @@ import Geometry
 import Sensors
 
 /// The text of ASL/EuRoC dataset files (CSV and `%YAML:1.0` sensor descriptions).
-public enum AslText {
+public enum ASLText {
     /// `imu0/data.csv` with EuRoC's header.
-    public static func imuCSV(_ samples: [ImuSample]) -> String {
+    public static func imuCSV(_ samples: [IMUSample]) -> String {
         var s = "#timestamp [ns],w_RS_S_x [rad s^-1],w_RS_S_y [rad s^-1],w_RS_S_z [rad s^-1],a_RS_S_x [m s^-2],a_RS_S_y [m s^-2],a_RS_S_z [m s^-2]\n"
         s.reserveCapacity(samples.count * 140)
         for m in samples {
@@ -14,7 +14,7 @@ public enum AslText {
         return s
     }
 
-    static func matrixYaml(_ T: SE3) -> String {
+    static func matrixYAML(_ T: SE3) -> String {
         let m = T.matrix4x4RowMajor.map { "\($0)" }
         return """
         T_BS:
@@ -29,11 +29,11 @@ public enum AslText {
     }
 
     /// A camera's `sensor.yaml` (EuRoC format).
-    public static func cameraYaml(_ cam: CameraCalibration) -> String {
+    public static func cameraYAML(_ cam: CameraCalibration) -> String {
         let k = cam.model.intrinsics
         let rate = cam.rateHz == cam.rateHz.rounded() ? "\(Int(cam.rateHz))" : "\(cam.rateHz)"
         return "%YAML:1.0\n# General sensor definitions.\nsensor_type: camera\ncomment: WorldTrack simulated \(cam.name)\n\n"
-            + "# Sensor extrinsics wrt. the body-frame.\n" + matrixYaml(cam.T_B_C)
+            + "# Sensor extrinsics wrt. the body-frame.\n" + matrixYAML(cam.T_B_C)
             + "\n# Camera specific definitions.\nrate_hz: \(rate)\nresolution: [\(cam.model.width), \(cam.model.height)]\n"
             + "camera_model: pinhole\nintrinsics: [\(k.fx), \(k.fy), \(k.cx), \(k.cy)] #fu, fv, cu, cv\n"
             + "distortion_model: \(cam.model.distortion.yamlName)\n"
@@ -41,11 +41,11 @@ public enum AslText {
     }
 
     /// `imu0/sensor.yaml` with the noise parameters.
-    public static func imuYaml(_ o: ImuSimulationOptions) -> String {
+    public static func imuYAML(_ o: IMUSimulationOptions) -> String {
         let rate = o.rateHz == o.rateHz.rounded() ? "\(Int(o.rateHz))" : "\(o.rateHz)"
         let n = o.noise
         return "%YAML:1.0\nsensor_type: imu\ncomment: WorldTrack simulated IMU (EuRoC ADIS16448 noise model)\n\n"
-            + "# Sensor extrinsics wrt. the body-frame.\n" + matrixYaml(.identity) + "rate_hz: \(rate)\n\n"
+            + "# Sensor extrinsics wrt. the body-frame.\n" + matrixYAML(.identity) + "rate_hz: \(rate)\n\n"
             + "# inertial sensor noise model parameters (static)\n"
             + "gyroscope_noise_density: \(n.gyroscopeNoiseDensity)     # [ rad / s / sqrt(Hz) ]   ( gyro \"white noise\" )\n"
             + "gyroscope_random_walk: \(n.gyroscopeRandomWalk)       # [ rad / s^2 / sqrt(Hz) ] ( gyro bias diffusion )\n"
@@ -54,9 +54,9 @@ public enum AslText {
     }
 
     /// `state_groundtruth_estimate0/sensor.yaml`.
-    public static let groundTruthYaml = "%YAML:1.0\nsensor_type: visual-inertial\ncomment: WorldTrack exact simulated ground truth of the body (IMU) frame\n\n"
-        + matrixYaml(.identity)
+    public static let groundTruthYAML = "%YAML:1.0\nsensor_type: visual-inertial\ncomment: WorldTrack exact simulated ground truth of the body (IMU) frame\n\n"
+        + matrixYAML(.identity)
 
     /// `body.yaml`.
-    public static let bodyYaml = "%YAML:1.0\ncomment: WorldTrack simulated rig (body frame = IMU frame)\n"
+    public static let bodyYAML = "%YAML:1.0\ncomment: WorldTrack simulated rig (body frame = IMU frame)\n"
 }

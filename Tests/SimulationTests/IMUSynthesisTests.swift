@@ -6,9 +6,9 @@ import Testing
 
 /// Integrates IMU samples with RK4 over steps of two sample intervals (the middle sample is the
 /// mid-point evaluation), from the given initial state. Returns the states at every even sample.
-private func integrateRK4(_ samples: [ImuSample], q0: Quaternion, v0: Vec3, p0: Vec3) -> [(t_ns: Int64, q: Quaternion, v: Vec3, p: Vec3)] {
+private func integrateRK4(_ samples: [IMUSample], q0: Quaternion, v0: Vec3, p0: Vec3) -> [(t_ns: Int64, q: Quaternion, v: Vec3, p: Vec3)] {
     let g = Scene.gravity_W
-    func deriv(_ q: Quaternion, _ v: Vec3, _ s: ImuSample) -> (Quaternion, Vec3, Vec3) {
+    func deriv(_ q: Quaternion, _ v: Vec3, _ s: IMUSample) -> (Quaternion, Vec3, Vec3) {
         let w = s.gyro_B
         let dq = q * Quaternion(w: 0, x: w.x, y: w.y, z: w.z)
         return (Quaternion(w: 0.5 * dq.w, x: 0.5 * dq.x, y: 0.5 * dq.y, z: 0.5 * dq.z), q.act(s.accel_B) + g, v)
@@ -40,7 +40,7 @@ private func integrateRK4(_ samples: [ImuSample], q0: Quaternion, v0: Vec3, p0: 
 }
 
 @Test(arguments: ["handheld", "orbit", "handheld.moving", "orbit.moving", "handheld.segments", "orbit.segments"])
-func perfectImuIntegratesToGroundTruth(variant: String) throws {
+func perfectIMUIntegratesToGroundTruth(variant: String) throws {
     let parts = variant.split(separator: ".")
     var options = TrajectoryOptions(startMoving: parts.count > 1)
     if parts.count > 1 && parts[1] == "segments" {
@@ -50,7 +50,7 @@ func perfectImuIntegratesToGroundTruth(variant: String) throws {
                                     fastShakeSegment: TimeSegment(start: 8.2, duration: 1.5))
     }
     let traj = try AnalyticTrajectory.make(name: String(parts[0]), scene: .room(), options: options)
-    let imu = ImuSynthesizer.synthesize(trajectory: traj, seconds: 10, startTimeNs: 1_000_000_000, options: .perfect, seed: 7)
+    let imu = IMUSynthesizer.synthesize(trajectory: traj, seconds: 10, startTime_ns: 1_000_000_000, options: .perfect, seed: 7)
     #expect(imu.samples.count == 2001)
     let gt0 = imu.groundTruth[0]
     let states = integrateRK4(imu.samples, q0: gt0.T_W_B.rotation.quaternion, v0: gt0.v_W, p0: gt0.T_W_B.translation)
@@ -70,21 +70,21 @@ func perfectImuIntegratesToGroundTruth(variant: String) throws {
 
 @Test func noiseAndBiasesFollowTheModel() throws {
     let traj = try AnalyticTrajectory.make(name: "orbit", scene: .room())
-    let perfect = ImuSynthesizer.synthesize(trajectory: traj, seconds: 20, startTimeNs: 0, options: .perfect, seed: 3)
-    let noisy = ImuSynthesizer.synthesize(trajectory: traj, seconds: 20, startTimeNs: 0,
-                                          options: ImuSimulationOptions(biases: false), seed: 3)
+    let perfect = IMUSynthesizer.synthesize(trajectory: traj, seconds: 20, startTime_ns: 0, options: .perfect, seed: 3)
+    let noisy = IMUSynthesizer.synthesize(trajectory: traj, seconds: 20, startTime_ns: 0,
+                                          options: IMUSimulationOptions(biases: false), seed: 3)
     var sg = 0.0, sa = 0.0
     for (p, n) in zip(perfect.samples, noisy.samples) {
         sg += (n.gyro_B - p.gyro_B).squaredNorm
         sa += (n.accel_B - p.accel_B).squaredNorm
     }
     let N = Double(3 * perfect.samples.count)
-    let m = ImuNoiseModel.euroc
+    let m = IMUNoiseModel.euroc
     // 12 000 samples: the sample standard deviation is within ~1.3 % (1σ) of the true one; 5 % is ~4σ.
     #expect(abs((sg / N).squareRoot() / (m.gyroscopeNoiseDensity * 200.0.squareRoot()) - 1) < 0.05)
     #expect(abs((sa / N).squareRoot() / (m.accelerometerNoiseDensity * 200.0.squareRoot()) - 1) < 0.05)
 
-    let biased = ImuSynthesizer.synthesize(trajectory: traj, seconds: 20, startTimeNs: 0, seed: 3)
+    let biased = IMUSynthesizer.synthesize(trajectory: traj, seconds: 20, startTime_ns: 0, seed: 3)
     let b0 = biased.groundTruth[0]
     for i in 0..<3 {
         #expect(abs(b0.gyroBias_B[i]) >= 0.01 && abs(b0.gyroBias_B[i]) <= 0.08)
@@ -100,15 +100,15 @@ func perfectImuIntegratesToGroundTruth(variant: String) throws {
     let drift = (biased.groundTruth.last!.gyroBias_B - b0.gyroBias_B).norm
     #expect(drift > 0 && drift < 1e-3)
     // Another seed draws other biases; the same seed the same samples.
-    let other = ImuSynthesizer.synthesize(trajectory: traj, seconds: 1, startTimeNs: 0, seed: 4)
+    let other = IMUSynthesizer.synthesize(trajectory: traj, seconds: 1, startTime_ns: 0, seed: 4)
     #expect(other.groundTruth[0].gyroBias_B != b0.gyroBias_B)
-    let again = ImuSynthesizer.synthesize(trajectory: traj, seconds: 20, startTimeNs: 0, seed: 3)
+    let again = IMUSynthesizer.synthesize(trajectory: traj, seconds: 20, startTime_ns: 0, seed: 3)
     #expect(again == biased)
 }
 
 @Test func restMeasuresGravityOnly() throws {
     let traj = try AnalyticTrajectory.make(name: "handheld", scene: .room())
-    let imu = ImuSynthesizer.synthesize(trajectory: traj, seconds: 1, startTimeNs: 0, options: .perfect, seed: 1)
+    let imu = IMUSynthesizer.synthesize(trajectory: traj, seconds: 1, startTime_ns: 0, options: .perfect, seed: 1)
     for s in imu.samples {
         #expect(s.gyro_B == .zero)
         // Specific force at rest is +9.81 m/s² up, rotated into the body.
