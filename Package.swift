@@ -70,9 +70,10 @@ let package = Package(
         .target(name: "Pipeline",
                 dependencies: ["Consumers", "Estimation", "Geometry", "Imaging", "Sensors", "Vision", "World"],
                 swiftSettings: swift5),
+        .target(name: "OptionsFile", dependencies: ["Pipeline", "Sensors", "Vision", "Yams"], swiftSettings: swift5),
         /// Umbrella: re-exports the engine's public modules (the `WorldTrack` product).
         .target(name: "WorldTrack",
-                dependencies: ["Consumers", "Estimation", "Geometry", "Imaging", "Pipeline", "Sensors", "Vision", "World"],
+                dependencies: ["Consumers", "Estimation", "Geometry", "Imaging", "OptionsFile", "Pipeline", "Sensors", "Vision", "World"],
                 swiftSettings: swift5),
 
         // MARK: Tools around the engine
@@ -83,8 +84,8 @@ let package = Package(
         .target(
             name: "WorldTrackCLI",
             dependencies: [
-                "Consumers", "Estimation", "Evaluation", "Geometry", "Imaging", "Pipeline", "Sensors", "Simulation", "Vision",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "Consumers", "Estimation", "Evaluation", "Geometry", "Imaging", "OptionsFile", "Pipeline", "Sensors", "Simulation",
+                "Vision", .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swift5
         ),
@@ -122,6 +123,7 @@ let package = Package(
                     dependencies: ["Consumers", "Estimation", "Evaluation", "Geometry", "Imaging", "Pipeline", "Sensors",
                                    "Simulation", "TestSupport", "Vision"],
                     swiftSettings: swift5),
+        .testTarget(name: "OptionsFileTests", dependencies: ["OptionsFile", "Pipeline"], swiftSettings: swift5),
         .testTarget(name: "WorldTrackCLITests", dependencies: ["Evaluation", "Sensors", "Simulation", "TestSupport"], swiftSettings: swift5),
     ],
     cxxLanguageStandard: .cxx17
