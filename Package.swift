@@ -71,10 +71,11 @@ let package = Package(
         .target(name: "Pipeline",
                 dependencies: ["Consumers", "Estimation", "Geometry", "Imaging", "Sensors", "Vision", "World"],
                 swiftSettings: swift5),
+        .target(name: "OptionsFile", dependencies: ["Pipeline", "Sensors", "Vision", "Yams"], swiftSettings: swift5),
         /// Umbrella: re-exports the engine's public modules (the `WorldTrack` product).
         .target(name: "WorldTrack",
-                dependencies: ["Consumers", "Estimation", "Geometry", "Imaging", "Pipeline", "Sensors", "StreamFormat", "Vision",
-                               "World"],
+                dependencies: ["Consumers", "Estimation", "Geometry", "Imaging", "OptionsFile", "Pipeline", "Sensors", "StreamFormat",
+                               "Vision", "World"],
                 swiftSettings: swift5),
 
         // MARK: Tools around the engine
@@ -86,8 +87,8 @@ let package = Package(
         .target(
             name: "WorldTrackCLI",
             dependencies: [
-                "Consumers", "Estimation", "Evaluation", "Geometry", "Imaging", "Pipeline", "Sensors", "Simulation", "Vision",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "Consumers", "Estimation", "Evaluation", "Geometry", "Imaging", "OptionsFile", "Pipeline", "Sensors", "Simulation",
+                "Vision", .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swift5
         ),
@@ -125,6 +126,7 @@ let package = Package(
                     dependencies: ["Consumers", "Estimation", "Evaluation", "Geometry", "Imaging", "Pipeline", "Sensors",
                                    "Simulation", "TestSupport", "Vision"],
                     swiftSettings: swift5),
+        .testTarget(name: "OptionsFileTests", dependencies: ["OptionsFile", "Pipeline"], swiftSettings: swift5),
         .testTarget(name: "WorldTrackCLITests", dependencies: ["Evaluation", "Sensors", "Simulation", "StreamFormat", "TestSupport"],
                     swiftSettings: swift5),
     ],

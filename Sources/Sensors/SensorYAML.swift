@@ -97,11 +97,12 @@ public enum SensorYAML {
 
     /// Deepest nesting accepted (a sensor.yaml nests 2–3 levels). Yams composes nodes recursively, so a
     /// file of thousands of `[` would overflow the stack; such files are refused before parsing.
-    static let maximumNesting = 64
+    public static let maximumNesting = 64
 
-    /// Throws when `yaml` nests deeper than ``maximumNesting`` on some line (a conservative estimate:
-    /// open indentation levels + leading `- ` / `? ` entries + open flow brackets).
-    static func checkNesting(_ yaml: String, file: String) throws {
+    /// Throws (a `DatasetError` with the line) when `yaml` nests deeper than ``maximumNesting`` on some line (a
+    /// conservative estimate: open indentation levels + leading `- ` / `? ` entries + open flow brackets). Call it
+    /// before giving untrusted text to Yams (the configuration file reader does too).
+    public static func checkNesting(_ yaml: String, file: String) throws {
         var flow = 0
         var indents: [Int] = []
         var lineNumber = 0

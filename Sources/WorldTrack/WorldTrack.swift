@@ -8,6 +8,7 @@
 @_exported import Estimation
 @_exported import Geometry
 @_exported import Imaging
+@_exported import OptionsFile
 @_exported import Pipeline
 @_exported import Sensors
 @_exported import StreamFormat

@@ -3,6 +3,7 @@ import Consumers
 import Estimation
 import Foundation
 import Geometry
+import OptionsFile
 import Pipeline
 import Sensors
 
@@ -58,8 +59,11 @@ struct RunCommand: ParsableCommand {
     @Flag(name: .customLong("calibrated-imu-noise"), help: "Propagate with the IMU calibration's noise densities as given, instead of measuring the IMU's real white noise (vibration) from its samples and using it where it is larger.")
     var calibratedIMUNoise = false
 
-    @Option(name: .customLong("time-offset-ms"), help: "Camera–IMU time offset to start from, milliseconds: the image stamped t was taken at IMU time t + offset (|offset| ≤ 50).")
-    var timeOffset_ms: Double = 0
+    @Option(help: "Read the estimator, frontend, plane and map-reuse settings from this YAML file (`worldtrack config --defaults` prints them all); the flags below override it.")
+    var config: String?
+
+    @Option(name: .customLong("time-offset-ms"), help: "Camera–IMU time offset to start from, milliseconds: the image stamped t was taken at IMU time t + offset (|offset| ≤ 50; default 0 or the --config file's).")
+    var timeOffset_ms: Double?
 
     @Flag(help: "Keep the camera–IMU time offset fixed at --time-offset-ms instead of estimating it (hardware-synchronised sensors).")
     var fixedTimeOffset = false
@@ -136,18 +140,28 @@ struct RunCommand: ParsableCommand {
         for problem in data.problems { log.line("warning: \(problem)") }
 
         var options = PipelineOptions()
+        if let config {
+            do { options = try OptionsFile.read(path: config) } catch let error as OptionsFile.ReadError {
+                throw CLIError.badInput(error.description)
+            }
+            log.line("run: settings from \(config)")
+        }
         options.stereo = stereo
         options.maxSeconds = seconds
         options.realtime = realtime
         options.threads = threads
-        options.mapReuse.enabled = !noMapReuse
-        options.estimator.state.adaptiveImuNoise = !calibratedIMUNoise
-        guard timeOffset_ms.isFinite, abs(timeOffset_ms) <= options.estimator.state.timeOffset.maxMagnitude_s * 1000 else {
-            throw CLIError.badInput("--time-offset-ms \(timeOffset_ms): must be a number of milliseconds within ±\(Int(options.estimator.state.timeOffset.maxMagnitude_s * 1000))")
+        // The flags override the configuration file only when given.
+        if noMapReuse { options.mapReuse.enabled = false }
+        if calibratedIMUNoise { options.estimator.state.adaptiveImuNoise = false }
+        if let timeOffset_ms {
+            guard timeOffset_ms.isFinite, abs(timeOffset_ms) <= options.estimator.state.timeOffset.maxMagnitude_s * 1000 else {
+                throw CLIError.badInput("--time-offset-ms \(timeOffset_ms): must be a number of milliseconds within ±\(Int(options.estimator.state.timeOffset.maxMagnitude_s * 1000))")
+            }
+            options.estimator.state.timeOffset.initial_s = timeOffset_ms / 1000
         }
-        options.estimator.state.timeOffset.initial_s = timeOffset_ms / 1000
-        options.estimator.state.timeOffset.estimate = !fixedTimeOffset
-        options.estimator.state.extrinsics.estimate = refineExtrinsics
+        if fixedTimeOffset { options.estimator.state.timeOffset.estimate = false }
+        if refineExtrinsics { options.estimator.state.extrinsics.estimate = true }
+        do { try options.frontend.validate() } catch { throw CLIError.badInput("\(config.map { "\($0): " } ?? "")\(error)") }
         var writers: [StreamWriter] = []
         var child: Process?
         if let pipe {
@@ -212,14 +226,16 @@ struct RunCommand: ParsableCommand {
         let outcome = Self.outcome(failure: failure, signal: StopSignal.pending, trajectoryError: trajectoryError,
                                    childStatus: childStatus, command: pipe, frames: result?.frames ?? 0, note: keptNote)
         if let summaryJSON, let result {
-            do { try RunSummaryJSON(result, dataset: path, stopped: outcome?.description).write(to: summaryJSON) } catch {
+            do {
+                try RunSummaryJSON(result, dataset: path, stopped: outcome?.description, configuration: pipeline.options).write(to: summaryJSON)
+            } catch {
                 log.warning("could not write \(summaryJSON): \(error.localizedDescription)")
             }
         }
         if let result {
             if outcome == nil, let trajectory { log.line("run: wrote \(result.bodyTrajectory.count) body poses (TUM) to \(trajectory)") }
             log.summary(result)
-            if let last = result.lastEstimate { log.line(calibrationNote(last, calibration: pipeline.dataset.cameras[0].calibration.T_B_C)) }
+            if let last = result.lastEstimate { log.line(calibrationNote(last, options: pipeline.options, calibration: pipeline.dataset.cameras[0].calibration.T_B_C)) }
             if profile { Stderr.write(ProfileReport.text(result) + "\n") }
         }
         if let outcome { throw outcome }
@@ -227,10 +243,10 @@ struct RunCommand: ParsableCommand {
 
     /// The calibration the run ended with: the camera–IMU time offset, and with `--refine-extrinsics` how far camera
     /// 0's mounting moved from the calibration's.
-    private func calibrationNote(_ last: EstimatorOutput, calibration T_B_C: SE3) -> String {
+    private func calibrationNote(_ last: EstimatorOutput, options: PipelineOptions, calibration T_B_C: SE3) -> String {
         var text = String(format: "run: camera–IMU time offset %.2f ms (%@)", last.timeOffset_s * 1000,
-                          fixedTimeOffset ? "fixed" : "estimated")
-        if refineExtrinsics, let T = last.T_B_C0 {
+                          options.estimator.state.timeOffset.estimate ? "estimated" : "fixed")
+        if options.estimator.state.extrinsics.estimate, let T = last.T_B_C0 {
             let dR = T_B_C.rotation.angle(to: T.rotation) * 180 / .pi
             let dp = (T.translation - T_B_C.translation) * 1000
             text += String(format: "; cam0 mounting refined by %.2f° and (%.1f, %.1f, %.1f) mm (body frame) from the calibration",

@@ -1,5 +1,6 @@
 import Consumers
 import Foundation
+import OptionsFile
 import Pipeline
 #if canImport(Glibc)
 import Glibc
@@ -252,8 +253,10 @@ struct RunSummaryJSON: Codable {
     /// False when the run stopped before the end of the data (`stopped` says why).
     var completed: Bool? = nil
     var stopped: String? = nil
+    /// Every setting the run used, by dotted key (`worldtrack config --defaults`), as the configuration file writes it.
+    var configuration: [String: String]? = nil
 
-    init(_ s: PipelineSummary, dataset: String, stopped: String? = nil) {
+    init(_ s: PipelineSummary, dataset: String, stopped: String? = nil, configuration options: PipelineOptions? = nil) {
         self.dataset = dataset
         frames = s.frames; dataset_s = s.datasetSeconds; wall_s = s.wallSeconds
         fps = Double(s.frames) / max(s.wallSeconds, 1e-9)
@@ -264,6 +267,7 @@ struct RunSummaryJSON: Codable {
         skipped_images = s.skippedImages.map(\.path)
         completed = stopped == nil
         self.stopped = stopped
+        configuration = options.map { Dictionary(uniqueKeysWithValues: OptionsFile.values($0).map { ($0.key, $0.value.description) }) }
     }
 
     /// Writes the summary (replacing the file: its path was checked before the run started).

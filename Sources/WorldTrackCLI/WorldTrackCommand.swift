@@ -17,7 +17,8 @@ public struct WorldTrackCommand: ParsableCommand {
           worldtrack eval --estimate /tmp/est.tum --groundtruth /tmp/room
         """,
         version: WorldTrackVersion.string,
-        subcommands: [InfoCommand.self, SimulateCommand.self, FeaturesCommand.self, RunCommand.self, EvalCommand.self, BenchSuiteCommand.self]
+        subcommands: [InfoCommand.self, SimulateCommand.self, FeaturesCommand.self, RunCommand.self, EvalCommand.self, ConfigCommand.self,
+                      BenchSuiteCommand.self]
     )
     public init() {}
 }
