@@ -92,6 +92,7 @@ public enum Settings {
         .optionalInt64("world.landmarkMaxAge_ns", \.world.landmarkMaxAge_ns, "Landmarks not seen for this long are dropped, ns; `nil` keeps them until capacity is reached."),
         .int64("world.detectionInterval_ns", \.world.detectionInterval_ns, "Plane detection runs at most this often, ns (100 ms: 10 Hz) …"),
         .int("world.detectionLandmarksPerInterval", \.world.detectionLandmarksPerInterval, "… while the map holds up to this many landmarks; beyond, the interval grows in proportion (a 20 000-landmark map is searched every 500 ms), bounding the cost deterministically.", 1...Int64(Int32.max)),
+        .int("world.detectionDelayFrames", \.world.detectionDelayFrames, "Frames between the landmark snapshot a plane detection starts from and the frame that applies its planes: 0 detects on the tracking thread (that frame waits), ≥ 1 on a worker thread whose planes are applied exactly that many frames later (the output depends on the input alone). The pipeline sets 6.", 0...1000),
         .double("world.detector.maxLandmarkStd_m", \.world.detector.maxLandmarkStd_m, "Landmarks with σ above this are ignored, metres."),
         .int("world.detector.minPoints", \.world.detector.minPoints, "Minimum supporting landmarks for a plane.", 1...Int64(Int32.max)),
         .double("world.detector.binSize_m", \.world.detector.binSize_m, "Height histogram bin, metres."),
