@@ -27,6 +27,14 @@ extension FrameRecord {
                   body_position: StreamJSON.array(T_B.translation), body_orientation: StreamJSON.quaternion(T_B.rotation),
                   intrinsics: IntrinsicsJSON(frame.camera.model), features: frame.featureCount,
                   anchors: frame.anchorsInView.map { AnchorInViewJSON($0, convention: convention) })
+        // The estimator's motion and uncertainty, once it has an estimate (finite σ).
+        if let e = frame.input.estimate, e.positionStd_m.isFinite, e.orientationStd_rad.isFinite, e.v_W.isFinite {
+            velocity = StreamJSON.array(convention.point(e.v_W))
+            position_std = e.positionStd_m
+            orientation_std = e.orientationStd_rad
+            gyro_bias = StreamJSON.array(e.gyroBias_B)
+            accel_bias = StreamJSON.array(e.accelBias_B)
+        }
     }
 }
 

@@ -77,6 +77,9 @@ public struct EstimatorOutput: Equatable, Sendable {
     /// covariance (a conservative scalar), relative to the initialisation: it grows with the distance
     /// travelled, as position is unobservable. `.infinity` before initialisation.
     public var positionStd_m: Double
+    /// 1-σ orientation uncertainty, radians: square root of the largest eigenvalue of the 3×3 attitude covariance
+    /// (tilt and yaw; yaw grows like position, being unobservable). `.infinity` before initialisation.
+    public var orientationStd_rad: Double = .infinity
     /// Points triangulated in this frame's visual update, in W.
     public var landmarks: [Landmark]
     /// The IMU-clock time the pose refers to, nanoseconds: `t_ns + t̂_d`, when the image was taken (the

@@ -259,6 +259,11 @@ struct FilterState {
         return SymmetricEigen3.largestEigenvalue(m).squareRoot()
     }
 
+    /// 1-σ orientation uncertainty: square root of the largest eigenvalue of the attitude covariance, radians.
+    var orientationStd: Double {
+        SymmetricEigen3.largestEigenvalue(covarianceBlock(ErrorIndex.theta, ErrorIndex.theta)).squareRoot()
+    }
+
     /// 1-σ velocity uncertainty: square root of the largest eigenvalue of the velocity covariance, m/s.
     var velocityStd: Double {
         SymmetricEigen3.largestEigenvalue(covarianceBlock(ErrorIndex.velocity, ErrorIndex.velocity)).squareRoot()

@@ -219,11 +219,12 @@ public final class VIOEstimator {
         guard result.accepted > 0, state.isHealthy else { return (lastOutput, result) }
         filter = state
         lastGood = state.imu
-        let out = EstimatorOutput(t_ns: t_ns, trackingState: last.trackingState, T_W_B: state.imu.T_W_B, v_W: state.imu.v_W,
+        var out = EstimatorOutput(t_ns: t_ns, trackingState: last.trackingState, T_W_B: state.imu.T_W_B, v_W: state.imu.v_W,
                                   gyroBias_B: state.imu.gyroBias_B, accelBias_B: state.imu.accelBias_B,
                                   T_W_C: state.imu.T_W_B * mounting(state), positionStd_m: state.positionStd,
                                   landmarks: last.landmarks, poseTime_ns: state.imu.t_ns, timeOffset_s: state.timeOffset_s,
                                   T_B_C0: mounting(state))
+        out.orientationStd_rad = state.orientationStd
         lastOutput = out
         return (out, result)
     }
@@ -384,13 +385,14 @@ public final class VIOEstimator {
     }
 
     private func output(_ t: TimestampNs, state tracking: TrackingState, diag: EstimatorDiagnostics) -> EstimatorOutput {
-        let out: EstimatorOutput
+        var out: EstimatorOutput
         if let s = filter?.imu {
             let T_B_C0 = filter.map(mounting) ?? cameras[0].T_B_C
             out = EstimatorOutput(t_ns: t, trackingState: tracking, T_W_B: s.T_W_B, v_W: s.v_W, gyroBias_B: s.gyroBias_B,
                                   accelBias_B: s.accelBias_B, T_W_C: s.T_W_B * T_B_C0,
                                   positionStd_m: filter?.positionStd ?? .infinity, landmarks: diag.landmarks,
                                   poseTime_ns: s.t_ns, timeOffset_s: filter?.timeOffset_s ?? 0, T_B_C0: T_B_C0)
+            out.orientationStd_rad = filter?.orientationStd ?? .infinity
         } else {
             // No estimate: the last good pose (or identity), never NaN.
             let s = lastGood ?? ImuState(t_ns: t)

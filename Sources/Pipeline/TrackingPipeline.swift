@@ -247,7 +247,8 @@ public final class TrackingPipeline {
             if usable { onPose?(StampedPose(t_ns: estimate.poseTime_ns, pose: estimate.T_W_B)) }
             let worldInput = WorldFrameInput(
                 t_ns: left.t_ns, trackingState: estimate.trackingState, T_W_C: estimate.T_W_C, T_W_B: estimate.T_W_B,
-                camera: camera, landmarks: estimate.landmarks, featureCount: features.features.count, image: images.0)
+                camera: camera, landmarks: estimate.landmarks, featureCount: features.features.count, image: images.0,
+                estimate: estimate)
             let worldFrame = profiler.measure(.planes) { session.process(worldInput) }
             if options.world.detectionDelayFrames > 0 { profiler.add(.planeWorker, nanoseconds: session.workerDetectionCPU_ns) }
 

@@ -29,6 +29,17 @@ public struct FrameRecord: StreamRecord, Codable, Equatable {
     public var features: Int
     /// Anchors in view.
     public var anchors: [AnchorInViewJSON]
+    /// Body velocity in the world, m/s (absent before initialisation).
+    public var velocity: [Double]?
+    /// 1-σ of the body position, metres (largest eigenvalue; relative to the initialisation, it grows with the
+    /// distance travelled); absent before initialisation.
+    public var position_std: Double?
+    /// 1-σ of the body orientation, radians (largest eigenvalue: tilt and yaw); absent before initialisation.
+    public var orientation_std: Double?
+    /// Gyroscope bias, rad/s, body frame B (absent before initialisation).
+    public var gyro_bias: [Double]?
+    /// Accelerometer bias, m/s², body frame B (absent before initialisation).
+    public var accel_bias: [Double]?
 
     /// A record with the given fields.
     public init(t_ns: TimestampNs, tracking_state: String, position: [Double], orientation: [Double],
@@ -41,7 +52,7 @@ public struct FrameRecord: StreamRecord, Codable, Equatable {
 
     enum CodingKeys: String, CodingKey {
         case type, t_ns, schema, tracking_state, position, orientation, T_world_camera, body_position,
-             body_orientation, intrinsics, features, anchors
+             body_orientation, intrinsics, features, anchors, velocity, position_std, orientation_std, gyro_bias, accel_bias
     }
 }
 

@@ -22,13 +22,17 @@ public struct WorldFrameInput: Sendable {
     public var featureCount: Int
     /// The frame's image, when the caller has it (burst capture needs it).
     public var image: GrayImage?
+    /// The estimator's whole output for this frame, when the caller has it: the stream reports the body's velocity,
+    /// the IMU biases and the pose's uncertainty from it.
+    public var estimate: EstimatorOutput?
 
     /// A frame input; see the properties for units and frames.
     public init(t_ns: TimestampNs, trackingState: TrackingState, T_W_C: SE3, T_W_B: SE3,
-                camera: CameraCalibration, landmarks: [Landmark], featureCount: Int, image: GrayImage? = nil) {
+                camera: CameraCalibration, landmarks: [Landmark], featureCount: Int, image: GrayImage? = nil,
+                estimate: EstimatorOutput? = nil) {
         self.t_ns = t_ns; self.trackingState = trackingState
         self.T_W_C = T_W_C; self.T_W_B = T_W_B; self.camera = camera; self.landmarks = landmarks
-        self.featureCount = featureCount; self.image = image
+        self.featureCount = featureCount; self.image = image; self.estimate = estimate
     }
 
     /// True when the camera pose is finite (translation and quaternion).
