@@ -119,6 +119,14 @@ struct SchemaChecker {
         records += session.process(frameInput(0, landmarks: patch(0...1, 60) + patch(2...3, 60))).events.map(AnchorEventRecord.init)
         records.append(AnchorEventRecord(session.addAnchor(T_W_A: SE3(translation: Vec3(2.5, 0.5, 0)), planeId: "plane-2", t_ns: 1, name: "pin")))
         for i in 1...4 { records += session.process(frameInput(2 * i, landmarks: patch(1...2, 40))).events.map(AnchorEventRecord.init) }
+        // A frame with the estimator's output: velocity, biases and σ.
+        var tracked = frameInput(20, landmarks: [])
+        var estimate = EstimatorOutput(t_ns: tracked.t_ns, trackingState: .normal, T_W_B: tracked.T_W_B, v_W: Vec3(0.3, -0.1, 0.02),
+                                       gyroBias_B: Vec3(0.001, -0.002, 0.003), accelBias_B: Vec3(0.05, 0, -0.02), T_W_C: tracked.T_W_C,
+                                       positionStd_m: 0.012, landmarks: [])
+        estimate.orientationStd_rad = 0.004
+        tracked.estimate = estimate
+        records.append(FrameRecord(WorldSession().process(tracked)))
         let sidecars = records.compactMap { ($0 as? BurstCapturedRecord)?.sidecar }
         return (records, sidecars)
     }
