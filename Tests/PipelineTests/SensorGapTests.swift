@@ -94,7 +94,7 @@ struct SensorGapTests {
 
     // Measured (seed 14), ATE of the normal frames: 2 s IMU gap at 12 s of 30 s, 6.7 mm against 5.1 mm without the
     // gap (12.6 mm before the gap's drift was made an uncertainty of position and heading that map points correct);
-    // at 30 s of 60 s, 5.0 mm against 4.6 mm (99.9 mm before: a 2.5° heading error the bridge left).
+    // at 30 s of 60 s, 5.1 mm against 4.6 mm (99.9 mm before: a 2.5° heading error the bridge left).
     @Test("2 s IMU gap: no frame inside it normal, normal within 3 s after it, ATE of normal frames ≤ 2× no gap")
     func imuGap() throws {
         let original = try SimSequenceCache.roomHandheld(seconds: Self.seconds, seed: Self.seed)
