@@ -156,12 +156,15 @@ struct MemoryGrowth: Codable {
     var samples: [[Double]]
 
     func text() -> String {
-        String(format: "long run: %.0f min (%d frames): RSS %.1f MiB at minute 2, %.1f MiB at the end: growth %.2f %% (limit 10 %%) → %@",
-               minutes, frames, residentAtMinute2MiB, residentAtEndMiB, growthPercent, passed ? "PASS" : "FAIL")
+        String(format: "long run: %.0f min (%d frames): RSS %.1f MiB at minute 2, %.1f MiB at the end: growth %.2f %% (limit %.0f %%) → %@",
+               minutes, frames, residentAtMinute2MiB, residentAtEndMiB, growthPercent, MemoryGrowthCheck.limitPercent, passed ? "PASS" : "FAIL")
     }
 }
 
 enum MemoryGrowthCheck {
+    /// Largest growth of the resident memory from minute 2 to the end that passes, percent (issue 16: 5 %).
+    static let limitPercent = 5.0
+
     static func run(minutes: Double, log: @escaping (String) -> Void) throws -> MemoryGrowth {
         let name = String(format: "room-handheld-%.0fmin-376x240-seed7", minutes)
         let path = DefaultDataset.cacheDirectory() + "/" + name
@@ -198,7 +201,7 @@ enum MemoryGrowthCheck {
         let end = samples.last?[1] ?? .nan
         let growth = (end - at2) / at2 * 100
         return MemoryGrowth(minutes: minutes, frames: frames, residentAtMinute2MiB: at2, residentAtEndMiB: end,
-                            growthPercent: growth, passed: growth < 10, samples: samples)
+                            growthPercent: growth, passed: growth <= limitPercent, samples: samples)
     }
 }
 

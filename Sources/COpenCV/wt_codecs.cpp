@@ -46,7 +46,8 @@ std::string jpeg_structure_problem(const uint8_t *data, size_t size) {
     return "";
 }
 
-/// Decodes through the fast grayscale PNG path when `allow_fast` and it applies, else through OpenCV.
+/// Decodes through the fast grayscale PNG path when `allow_fast` and it applies, else through OpenCV (with
+/// `allow_fast`, another PNG's image data is checked first: `wt::check_png_image_data`).
 wt_status decode(const char *function, const uint8_t *data, size_t size, int32_t channels,
                  uint8_t **out_pixels, int32_t *out_width, int32_t *out_height, bool allow_fast = true) {
     if (out_pixels == nullptr || out_width == nullptr || out_height == nullptr)
@@ -70,6 +71,14 @@ wt_status decode(const char *function, const uint8_t *data, size_t size, int32_t
         case wt::PngGrayResult::corrupt: return wt::fail(WT_ERR_DECODE, corruption);
         case wt::PngGrayResult::notHandled: break; // OpenCV decodes it (or names the problem)
         }
+    }
+
+    // Any other PNG (colour, palette, 1–4 bit): its image data checked first, so a corrupt file fails with the same
+    // message as a grayscale one instead of libpng's own `libpng error:` line on stderr.
+    if (allow_fast && size >= 8 && std::memcmp(data, kPngSignature, 8) == 0) {
+        std::string corruption;
+        if (wt::check_png_image_data(data, size, &corruption) == wt::PngDataCheck::corrupt)
+            return wt::fail(WT_ERR_DECODE, corruption);
     }
 
     cv::Mat encoded(1, int(size), CV_8UC1, const_cast<uint8_t *>(data));

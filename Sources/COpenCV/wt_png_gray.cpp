@@ -4,7 +4,9 @@
 // exactly what OpenCV's libpng path (cv::imdecode with IMREAD_GRAYSCALE) yields: 8-bit samples as
 // stored, 16-bit samples reduced to their high byte (libpng's png_set_strip_16).
 // Anything else, or any inconsistency in the data, is left to OpenCV (see wt_codecs.cpp), so the
-// error messages and the handling of unusual files stay OpenCV's.
+// error messages and the handling of unusual files stay OpenCV's. check_png_image_data runs the same
+// chunk walk and inflate over PNGs of any colour type, so corrupt colour files are named here too
+// (libpng would print its own error line on stderr).
 #include "wt_png_gray.hpp"
 #include <isa-l/crc.h>
 #include <isa-l/igzip_lib.h>
@@ -71,44 +73,62 @@ template <size_t BPP> bool unfilter(uint8_t filter, uint8_t *line, const uint8_t
     }
 }
 
-} // namespace
+/// The IHDR fields the decoders use.
+struct Ihdr {
+    uint32_t width, height;
+    uint8_t depth, colourType, interlace;
+};
 
-namespace wt {
-
-PngGrayResult decode_png_gray(const uint8_t *data, size_t size, uint8_t **out_pixels, int32_t *out_width,
-                              int32_t *out_height, std::string *problem) {
-    auto corrupt = [&](std::string why) {
-        if (problem != nullptr) *problem = std::move(why);
-        return PngGrayResult::corrupt;
-    };
+/// Reads the IHDR chunk that must follow the signature (its CRC checked); false when `data` is not a PNG with a
+/// well-formed IHDR (compression and filter method 0, size in 1…2²⁰).
+bool read_ihdr(const uint8_t *data, size_t size, Ihdr *out) {
     static const uint8_t signature[8] = {0x89, 'P', 'N', 'G', 0x0D, 0x0A, 0x1A, 0x0A};
-    if (size < 8 + 25 || std::memcmp(data, signature, 8) != 0) return PngGrayResult::notHandled;
-    // IHDR must come first: width, height, bit depth, colour type, compression, filter, interlace.
+    if (size < 8 + 25 || std::memcmp(data, signature, 8) != 0) return false;
     const uint8_t *ihdr = data + 8;
-    if (be32(ihdr) != 13 || std::memcmp(ihdr + 4, "IHDR", 4) != 0) return PngGrayResult::notHandled;
-    if (crc32(ihdr + 4, 17) != be32(ihdr + 21)) return PngGrayResult::notHandled;
-    const uint32_t width = be32(ihdr + 8), height = be32(ihdr + 12);
-    const uint8_t depth = ihdr[16], colourType = ihdr[17];
-    if (colourType != 0 || (depth != 8 && depth != 16) || ihdr[18] != 0 || ihdr[19] != 0 || ihdr[20] != 0)
-        return PngGrayResult::notHandled;
-    if (width == 0 || height == 0 || width > (1u << 20) || height > (1u << 20)) return PngGrayResult::notHandled;
+    if (be32(ihdr) != 13 || std::memcmp(ihdr + 4, "IHDR", 4) != 0) return false;
+    if (crc32(ihdr + 4, 17) != be32(ihdr + 21)) return false;
+    out->width = be32(ihdr + 8);
+    out->height = be32(ihdr + 12);
+    out->depth = ihdr[16];
+    out->colourType = ihdr[17];
+    out->interlace = ihdr[20];
+    if (ihdr[18] != 0 || ihdr[19] != 0) return false;
+    return out->width > 0 && out->height > 0 && out->width <= (1u << 20) && out->height <= (1u << 20);
+}
 
-    // Gather the IDAT payloads (CRC-checked, as libpng does for critical chunks) up to IEND.
-    Scratch &s = scratch;
+/// Bits per pixel of a valid PNG colour type and bit depth, 0 for an invalid combination.
+unsigned bits_per_pixel(uint8_t colourType, uint8_t depth) {
+    switch (colourType) {
+    case 0: return (depth == 1 || depth == 2 || depth == 4 || depth == 8 || depth == 16) ? depth : 0;
+    case 3: return (depth == 1 || depth == 2 || depth == 4 || depth == 8) ? depth : 0;
+    case 2: return (depth == 8 || depth == 16) ? 3u * depth : 0;
+    case 4: return (depth == 8 || depth == 16) ? 2u * depth : 0;
+    case 6: return (depth == 8 || depth == 16) ? 4u * depth : 0;
+    default: return 0;
+    }
+}
+
+/// Gathers the IDAT payloads that follow IHDR into `s.compressed` (CRC-checked, as libpng does for critical
+/// chunks) up to IEND. A critical chunk other than IDAT and IEND (PLTE …) is `notHandled` unless `allowPalette`
+/// and it is PLTE. `decoded` means gathered.
+wt::PngGrayResult gather_idat(const uint8_t *data, size_t size, Scratch &s, bool allowPalette, std::string *problem) {
     s.compressed.clear();
     size_t pos = 8 + 25;
     bool ended = false, inData = false, afterData = false;
     while (pos + 12 <= size) {
         const uint32_t length = be32(data + pos);
         const uint8_t *type = data + pos + 4;
-        if (length > 0x7FFFFFFFu || size - pos - 12 < length) return PngGrayResult::notHandled;
+        if (length > 0x7FFFFFFFu || size - pos - 12 < length) return wt::PngGrayResult::notHandled;
         const bool isIdat = std::memcmp(type, "IDAT", 4) == 0;
         const bool critical = (type[0] & 0x20) == 0;
-        if (critical && !isIdat && std::memcmp(type, "IEND", 4) != 0) return PngGrayResult::notHandled; // PLTE …
+        const bool palette = allowPalette && std::memcmp(type, "PLTE", 4) == 0;
+        if (critical && !isIdat && !palette && std::memcmp(type, "IEND", 4) != 0) return wt::PngGrayResult::notHandled;
         if (isIdat) {
-            if (afterData) return PngGrayResult::notHandled; // IDAT chunks must be consecutive
-            if (crc32(type, size_t(length) + 4) != be32(data + pos + 8 + length))
-                return corrupt("corrupt PNG: an IDAT chunk's checksum does not match its data");
+            if (afterData) return wt::PngGrayResult::notHandled; // IDAT chunks must be consecutive
+            if (crc32(type, size_t(length) + 4) != be32(data + pos + 8 + length)) {
+                if (problem != nullptr) *problem = "corrupt PNG: an IDAT chunk's checksum does not match its data";
+                return wt::PngGrayResult::corrupt;
+            }
             s.compressed.insert(s.compressed.end(), data + pos + 8, data + pos + 8 + length);
             inData = true;
         } else if (inData) {
@@ -117,11 +137,18 @@ PngGrayResult decode_png_gray(const uint8_t *data, size_t size, uint8_t **out_pi
         pos += size_t(length) + 12;
         if (std::memcmp(type, "IEND", 4) == 0) { ended = true; break; }
     }
-    if (!ended || s.compressed.empty()) return PngGrayResult::notHandled;
+    if (!ended || s.compressed.empty()) return wt::PngGrayResult::notHandled;
+    return wt::PngGrayResult::decoded;
+}
 
-    const size_t bpp = depth / 8, lineBytes = size_t(width) * bpp;
-    const size_t rawSize = size_t(height) * (lineBytes + 1);
-    if (s.compressed.size() > UINT32_MAX || rawSize > UINT32_MAX) return PngGrayResult::notHandled;
+/// Inflates `s.compressed` (zlib stream, checksum checked) into `s.raw`, which must come out exactly `rawSize`
+/// bytes: the filtered scanlines of a `width`×`height` image. `decoded` when it does.
+wt::PngGrayResult inflate_exact(Scratch &s, size_t rawSize, uint32_t width, uint32_t height, std::string *problem) {
+    auto corrupt = [&](std::string why) {
+        if (problem != nullptr) *problem = std::move(why);
+        return wt::PngGrayResult::corrupt;
+    };
+    if (s.compressed.size() > UINT32_MAX || rawSize > UINT32_MAX) return wt::PngGrayResult::notHandled;
     // Deflate expands at most ~1032:1: less compressed data than that cannot fill the image (and a
     // tiny file must not make us allocate gigabytes).
     if (rawSize / 1032 > s.compressed.size() + 64)
@@ -153,10 +180,36 @@ PngGrayResult decode_png_gray(const uint8_t *data, size_t size, uint8_t **out_pi
         case ISAL_INVALID_LOOKBACK:
             return corrupt("corrupt PNG: invalid compressed image data (deflate error " + std::to_string(inflated) +
                            " after " + std::to_string(rawSize - z.avail_out) + " of " + std::to_string(rawSize) + " bytes)");
-        default: return PngGrayResult::notHandled;
+        default: return wt::PngGrayResult::notHandled;
         }
     }
-    if (inflated != ISAL_DECOMP_OK) return PngGrayResult::notHandled;
+    if (inflated != ISAL_DECOMP_OK) return wt::PngGrayResult::notHandled;
+    return wt::PngGrayResult::decoded;
+}
+
+} // namespace
+
+namespace wt {
+
+PngGrayResult decode_png_gray(const uint8_t *data, size_t size, uint8_t **out_pixels, int32_t *out_width,
+                              int32_t *out_height, std::string *problem) {
+    auto corrupt = [&](std::string why) {
+        if (problem != nullptr) *problem = std::move(why);
+        return PngGrayResult::corrupt;
+    };
+    Ihdr h;
+    if (!read_ihdr(data, size, &h)) return PngGrayResult::notHandled;
+    if (h.colourType != 0 || (h.depth != 8 && h.depth != 16) || h.interlace != 0) return PngGrayResult::notHandled;
+    const uint32_t width = h.width, height = h.height;
+    const uint8_t depth = h.depth;
+
+    Scratch &s = scratch;
+    PngGrayResult gathered = gather_idat(data, size, s, false, problem);
+    if (gathered != PngGrayResult::decoded) return gathered;
+    const size_t bpp = depth / 8, lineBytes = size_t(width) * bpp;
+    const size_t rawSize = size_t(height) * (lineBytes + 1);
+    PngGrayResult inflated = inflate_exact(s, rawSize, width, height, problem);
+    if (inflated != PngGrayResult::decoded) return inflated;
 
     std::vector<uint8_t> zeros(lineBytes, 0);
     const uint8_t *prior = zeros.data();
@@ -183,6 +236,39 @@ PngGrayResult decode_png_gray(const uint8_t *data, size_t size, uint8_t **out_pi
     *out_width = int32_t(width);
     *out_height = int32_t(height);
     return PngGrayResult::decoded;
+}
+
+} // namespace wt
+
+namespace wt {
+
+PngDataCheck check_png_image_data(const uint8_t *data, size_t size, std::string *problem) {
+    Ihdr h;
+    if (!read_ihdr(data, size, &h) || h.interlace != 0) return PngDataCheck::unknown;
+    const unsigned bits = bits_per_pixel(h.colourType, h.depth);
+    if (bits == 0) return PngDataCheck::unknown;
+    Scratch &s = scratch;
+    const size_t lineBytes = (size_t(h.width) * bits + 7) / 8;
+    const size_t rawSize = size_t(h.height) * (lineBytes + 1);
+    switch (gather_idat(data, size, s, true, problem)) {
+    case PngGrayResult::decoded: break;
+    case PngGrayResult::corrupt: return PngDataCheck::corrupt;
+    default: return PngDataCheck::unknown;
+    }
+    switch (inflate_exact(s, rawSize, h.width, h.height, problem)) {
+    case PngGrayResult::decoded: break;
+    case PngGrayResult::corrupt: return PngDataCheck::corrupt;
+    default: return PngDataCheck::unknown;
+    }
+    for (size_t y = 0; y < h.height; ++y) {
+        const uint8_t filter = s.raw[y * (lineBytes + 1)];
+        if (filter > 4) {
+            if (problem != nullptr)
+                *problem = "corrupt PNG: unknown row filter type " + std::to_string(filter) + " on row " + std::to_string(y);
+            return PngDataCheck::corrupt;
+        }
+    }
+    return PngDataCheck::sound;
 }
 
 } // namespace wt

@@ -27,6 +27,22 @@ enum class PngGrayResult {
 PngGrayResult decode_png_gray(const uint8_t *data, size_t size, uint8_t **out_pixels, int32_t *out_width,
                               int32_t *out_height, std::string *problem = nullptr);
 
+/// What `check_png_image_data` found.
+enum class PngDataCheck {
+    /// The image data inflates to exactly the image's scanlines, each with a known filter type.
+    sound,
+    /// The image data is certainly broken (a CRC that does not match, invalid or too little compressed data,
+    /// an unknown row filter): `*problem` says what, in the words `decode_png_gray` uses.
+    corrupt,
+    /// Not a non-interlaced PNG with a valid IHDR and chunk list this check follows: let the decoder judge it.
+    unknown,
+};
+
+/// Checks the image data of a PNG of any colour type and bit depth (non-interlaced) without decoding the pixels:
+/// what libpng would reject while decoding, found before OpenCV's libpng path is asked (libpng prints its own
+/// `libpng error:` line on stderr, which a caller cannot silence). Costs one inflate of the image data.
+PngDataCheck check_png_image_data(const uint8_t *data, size_t size, std::string *problem = nullptr);
+
 } // namespace wt
 
 #endif

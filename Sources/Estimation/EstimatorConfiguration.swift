@@ -206,8 +206,13 @@ public struct TrackingOptions: Equatable, Sendable {
 /// **Camera gap.** A frame arriving `cameraGap_s` or more after the previous one.
 ///
 /// Either puts the tracking state to `.limited(.sensorGap)` for the frames it touches and until the filter has
-/// recovered: at least `recoverySeconds` after the gap ended and the velocity 1-σ under
-/// `TrackingOptions.normalVelocityStd` again.
+/// recovered: at least `recoverySeconds` after the gap ended, the velocity 1-σ under
+/// `TrackingOptions.normalVelocityStd` again, and (up to `maxReanchorSeconds`) the position re-anchored to the map.
+///
+/// **Drift across an IMU gap.** The bridged pose drifts in position and heading, which later measurements cannot
+/// observe; it is added as uncertainty along those (gauge) directions, 1-σ `gapYawDriftRate · T` and
+/// `gapPositionDriftRate · T` for T seconds bridged, so that map points seen before the gap pass the χ² gate and
+/// pull the pose back (map reuse runs during `.limited(.sensorGap)` too).
 public struct SensorGapOptions: Equatable, Sendable {
     /// Detect gaps (off: the IMU is interpolated across a gap as before, and no frame is `.sensorGap`).
     public var enabled: Bool = true
@@ -222,8 +227,18 @@ public struct SensorGapOptions: Equatable, Sendable {
     public var gapAngularRateStd: Double = 1.0
     /// 1-σ of the unknown acceleration per step of the motion model across an IMU gap, m/s² (handheld: a few).
     public var gapAccelStd: Double = 3.0
+    /// Heading drift of the bridged motion, 1-σ per second of IMU gap, rad/s: added as uncertainty of the
+    /// unobservable heading (grows linearly with the gap), so map points seen before the gap can correct it.
+    public var gapYawDriftRate: Double = 0.02
+    /// Position drift of the bridged motion, 1-σ per second of IMU gap and per axis, m/s (as `gapYawDriftRate`).
+    public var gapPositionDriftRate: Double = 0.04
     /// Tracking stays `.limited(.sensorGap)` at least this long after a gap ends, seconds.
     public var recoverySeconds: Double = 0.5
+    /// … and, while the position 1-σ is more than this above its value before the gap (the drift the gap added,
+    /// not yet taken back by map points seen before it), metres …
+    public var reanchorMargin_m: Double = 0.02
+    /// … at most this long after the gap's last frame, seconds (an unmapped area cannot re-anchor).
+    public var maxReanchorSeconds: Double = 2.5
 
     /// The IMU gap threshold for an IMU at `imuRateHz` (≤ 0: 200 Hz assumed), seconds:
     /// `max(imuGapPeriods / imuRateHz, minImuGap_s)` (200 Hz: 25 ms).

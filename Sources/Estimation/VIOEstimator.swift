@@ -59,6 +59,10 @@ public final class VIOEstimator {
     private let gapModel: ImuPropagator.GapModel?
     /// Time of the last frame touched by a sensor gap while the filter has not recovered from it, ns.
     private var lastGapFrame_ns: TimestampNs?
+    /// Seconds bridged without IMU data in the current IMU gap (0 outside one).
+    private var gapBridged_s = 0.0
+    /// The position 1-σ before the current sensor gap began, metres (nil outside one).
+    private var preGapPositionStd: Double?
 
     /// Diagnostics of the last frame (for tests and logs).
     public private(set) var lastDiagnostics = EstimatorDiagnostics()
@@ -147,6 +151,7 @@ public final class VIOEstimator {
         } ?? false
         if gapSeconds > 0 || cameraGap {
             diag.sensorGap = true
+            if lastGapFrame_ns == nil { preGapPositionStd = state.positionStd }
             lastGapFrame_ns = frame.t_ns
         }
         // FEJ only once converged: first estimates from the start-up transient would pin bad linearisation
@@ -158,6 +163,7 @@ public final class VIOEstimator {
         imuFirstEstimate = imuState // the prior at this frame is the next interval's first estimate
         state.imu = imuState
         state.propagateCovariance(phi: phi, q: q)
+        inflateGaugeAcrossGap(&state, gapSeconds: gapSeconds)
 
         // Standstill: IMU consistent with rest and (when known) a still image → zero-velocity update.
         let nominal = cameras[0].rateHz > 0 ? Time.nanoseconds(1 / cameras[0].rateHz) : 50_000_000
@@ -210,9 +216,12 @@ public final class VIOEstimator {
 
     /// Refines the estimate of the frame last given to `addFrame` with map points it re-observes, and
     /// returns the refined estimate (the previous output unchanged when there is no filter, the frame's
-    /// tracking was not `normal`, or `t_ns` is not that frame's time). Call at most once per frame.
+    /// tracking was neither `normal` nor `limited(sensorGap)`, or `t_ns` is not that frame's time). Across and
+    /// after a sensor gap this is what re-anchors position and heading (`inflateGaugeAcrossGap`). Call at most
+    /// once per frame.
     public func addMapObservations(_ observations: [MapPointObservation], at t_ns: TimestampNs) -> (EstimatorOutput?, MapUpdateResult) {
-        guard var state = filter, let last = lastOutput, last.t_ns == t_ns, last.trackingState == .normal,
+        guard var state = filter, let last = lastOutput, last.t_ns == t_ns,
+              last.trackingState == .normal || last.trackingState == .limited(.sensorGap),
               state.imu.t_ns == last.poseTime_ns, !observations.isEmpty else { return (lastOutput, MapUpdateResult()) }
         let result = mapUpdater.update(state: &state, observations: observations,
                                        omega_B: angularRate(at: state.imu.t_ns, gyroBias: state.imu.gyroBias_B))
@@ -280,7 +289,7 @@ public final class VIOEstimator {
                                                                        minimumBlocks: e.minimumBlocks) }
         propagator.noise = AxisNoise(imu.noise)
         lastFrameTime = nil; relocalizing = false; failedStreak = 0; lastGood = nil; lastOutput = nil
-        lastGoodTimeOffset_s = nil; lastGoodMounting = nil; lastGapFrame_ns = nil
+        lastGoodTimeOffset_s = nil; lastGoodMounting = nil; lastGapFrame_ns = nil; gapBridged_s = 0; preGapPositionStd = nil
     }
 
     // MARK: - Internals
@@ -303,6 +312,33 @@ public final class VIOEstimator {
 
     /// Camera 0's mounting `T_B_C0` in use: the state's estimate when it refines it, else the calibration's.
     private func mounting(_ state: FilterState) -> SE3 { state.T_B_C0 ?? cameras[0].T_B_C }
+
+    /// Across an IMU gap the bridged motion drifts in position and heading, which no later visual or inertial
+    /// measurement can observe (they are the gauge): measured on the simulated room, a 2 s gap left 4–10 cm and
+    /// 0.5–2.5° that the filter's covariance did not cover, so map points seen before the gap were rejected
+    /// by the χ² gate and the offset stayed (or decayed over seconds). The drift is added as uncertainty along
+    /// the gauge directions only (`FilterState.inflateGauge`), growing linearly with the bridged time T:
+    /// 1-σ `gapYawDriftRate · T` and `gapPositionDriftRate · T`; map reuse (`addMapObservations`) then pulls the
+    /// pose back to the map as soon as points mapped before the gap are seen again.
+    private func inflateGaugeAcrossGap(_ state: inout FilterState, gapSeconds: Double) {
+        guard gapSeconds > 0 else { gapBridged_s = 0; return }
+        let options = configuration.tracking.sensorGap
+        let before = gapBridged_s, after = before + gapSeconds
+        gapBridged_s = after
+        let growth = after * after - before * before // σ² ∝ T²
+        state.inflateGauge(yaw_rad: options.gapYawDriftRate * growth.squareRoot(),
+                           position_m: options.gapPositionDriftRate * growth.squareRoot())
+    }
+
+    /// After a sensor gap: true once the position uncertainty the gap added (`inflateGaugeAcrossGap`) has been
+    /// taken back by map points seen before it (1-σ within `reanchorMargin_m` of its value before the gap), or
+    /// `maxReanchorSeconds` after the gap's last frame (the area may not be mapped: tracking goes on unanchored).
+    /// Until then the pose is off the map by up to the gap's drift and new points would be mapped with it.
+    private func reanchored(_ state: FilterState, since gapFrame: TimestampNs, at t: TimestampNs) -> Bool {
+        let options = configuration.tracking.sensorGap
+        guard let before = preGapPositionStd, Time.seconds(t - gapFrame) < options.maxReanchorSeconds else { return true }
+        return state.positionStd <= before + options.reanchorMargin_m
+    }
 
     /// The IMU time at which the image stamped `t` was taken, `t + t_d` (t_d clamped to `maxMagnitude_s`).
     private func imuTime(ofImage t: TimestampNs, offset: Double) -> TimestampNs {
@@ -364,7 +400,8 @@ public final class VIOEstimator {
             tracking = .limited(relocalizing ? .relocalizing : .initializing)
         } else if let gapFrame = lastGapFrame_ns, diag.sensorGap
                     || Time.seconds(frame.t_ns - gapFrame) < configuration.tracking.sensorGap.recoverySeconds
-                    || state.velocityStd > configuration.tracking.normalVelocityStd {
+                    || state.velocityStd > configuration.tracking.normalVelocityStd
+                    || !reanchored(state, since: gapFrame, at: frame.t_ns) {
             // In a sensor gap, or not recovered from one yet.
             tracking = .limited(.sensorGap)
         } else if tooFast {
@@ -380,7 +417,7 @@ public final class VIOEstimator {
             relocalizing = false
             normalSinceInit = true
         }
-        if tracking != .limited(.sensorGap) { lastGapFrame_ns = nil }
+        if tracking != .limited(.sensorGap) { lastGapFrame_ns = nil; preGapPositionStd = nil }
         return output(frame.t_ns, state: tracking, diag: diag)
     }
 

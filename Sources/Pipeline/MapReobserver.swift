@@ -87,8 +87,10 @@ final class MapReobserver {
             points[l.id] = MapPoint(id: l.id, p_W: l.p_W, std_m: max(l.std_m, options.pointStdFloor_m), descriptor: d, lastSeen_ns: t_ns)
         }
         if points.count > options.capacity {
-            let keep = points.values.sorted { $0.lastSeen_ns > $1.lastSeen_ns }.prefix(options.capacity * 9 / 10)
-            points = Dictionary(uniqueKeysWithValues: keep.map { ($0.id, $0) })
+            // In place (no rebuilt copy of the map): the least recently seen points beyond 90 % of the capacity go.
+            var order = points.values.map { (lastSeen_ns: $0.lastSeen_ns, id: $0.id) }
+            order.sort { ($0.lastSeen_ns, $0.id) > ($1.lastSeen_ns, $1.id) }
+            for entry in order[(options.capacity * 9 / 10)...] { points.removeValue(forKey: entry.id) }
         }
     }
 

@@ -233,8 +233,11 @@ public final class TrackingPipeline {
             if let reobserver {
                 try profiler.measure(.mapReuse) {
                     try reobserver.describeNewTracks(features.features, image: images.0, t_ns: left.t_ns)
-                    guard estimate.trackingState == .normal else { return }
-                    reobserver.add(estimate.landmarks, t_ns: left.t_ns)
+                    // Points are mapped only while tracking is normal; after a sensor gap the map is what
+                    // re-anchors position and heading, so it is re-observed then too.
+                    let normal = estimate.trackingState == .normal
+                    guard normal || estimate.trackingState == .limited(.sensorGap) else { return }
+                    if normal { reobserver.add(estimate.landmarks, t_ns: left.t_ns) }
                     let offered = reobserver.observations(features.features, T_W_C: estimate.T_W_C, t_ns: left.t_ns)
                     let (refined, result) = estimator.addMapObservations(offered, at: left.t_ns)
                     reobserver.applied(result, offered: offered, t_ns: left.t_ns)

@@ -70,6 +70,31 @@ struct ReliabilityTests {
         #expect((json?["completed"] as? Bool) == true)
     }
 
+    @Test("a colour PNG with random image data: the same one clean warning as a grayscale one, no libpng line")
+    func corruptColourImageIsSkipped() throws {
+        let dir = try TemporaryDirectory()
+        let data = try Self.copyOfDataset(in: dir)
+        let images = data + "/mav0/cam0/data"
+        let names = try FileManager.default.contentsOfDirectory(atPath: images).sorted()
+        let victim = images + "/" + names[60]
+        let original = [UInt8](try Data(contentsOf: URL(fileURLWithPath: victim)))
+        let corrupt = CorruptPNG.randomImageData(from: original, colourType: 2)
+        #expect(corrupt[25] == 2) // IHDR colour type: RGB (OpenCV's libpng path decodes it, not the grayscale one)
+        try Data(corrupt).write(to: URL(fileURLWithPath: victim))
+
+        let tum = dir.path("est.tum"), summary = dir.path("run.json")
+        let run = try ProcessRunner.run(try Self.wt(), ["run", data, "--quiet", "--no-stream", "--trajectory", tum, "--summary-json", summary], timeout: 300)
+        #expect(run.status == 0, "\(run.stderr)")
+        let warnings = run.stderr.split(separator: "\n").filter { $0.hasPrefix("warning:") }
+        #expect(warnings.count == 1 && warnings[0].contains(victim) && warnings[0].contains("skipped")
+                    && warnings[0].contains("corrupt PNG"), "\(run.stderr)")
+        #expect(!run.stderr.contains("libpng"), "a raw libpng line reached stderr: \(run.stderr)")
+        #expect(run.stderr.components(separatedBy: victim).count == 2, "the path is printed once")
+        #expect(run.stderr.contains("skipped 1 frame whose image could not be decoded"))
+        let json = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: summary))) as? [String: Any]
+        #expect((json?["skipped_images"] as? [String])?.count == 1)
+    }
+
     static func jsonLinesFrames(_ stdout: String) -> Int {
         stdout.split(separator: "\n").filter { $0.contains("\"type\":\"frame\"") }.count
     }
@@ -300,14 +325,25 @@ struct ReliabilityTests {
 
 /// Makes a corrupt PNG the way a failing disk or copy does: header and end intact, image data random.
 enum CorruptPNG {
-    static func randomImageData(from png: [UInt8]) -> [UInt8] {
+    /// `png` with its image data replaced by 2000 random bytes (a valid IDAT checksum); with `colourType`, its
+    /// IHDR's colour type (and the IHDR checksum) set to that (2: RGB).
+    static func randomImageData(from png: [UInt8], colourType: UInt8? = nil) -> [UInt8] {
         var rng = SplitMix64(seed: 16)
         let payload = (0..<2000).map { _ in UInt8(truncatingIfNeeded: rng.next()) }
         let body = Array("IDAT".utf8) + payload
         func be32(_ v: UInt32) -> [UInt8] { [UInt8(v >> 24), UInt8(truncatingIfNeeded: v >> 16), UInt8(truncatingIfNeeded: v >> 8), UInt8(truncatingIfNeeded: v)] }
-        var crc: UInt32 = 0xFFFF_FFFF
-        for b in body { crc ^= UInt32(b); for _ in 0..<8 { crc = (crc >> 1) ^ (crc & 1 == 1 ? 0xEDB8_8320 : 0) } }
-        return Array(png[0..<33]) + be32(UInt32(payload.count)) + body + be32(~crc) + Array(png.suffix(12))
+        func crc32(_ bytes: [UInt8]) -> UInt32 {
+            var crc: UInt32 = 0xFFFF_FFFF
+            for b in bytes { crc ^= UInt32(b); for _ in 0..<8 { crc = (crc >> 1) ^ (crc & 1 == 1 ? 0xEDB8_8320 : 0) } }
+            return ~crc
+        }
+        var head = Array(png[0..<33])
+        if let colourType {
+            head[24] = 8 // bit depth
+            head[25] = colourType
+            head.replaceSubrange(29..<33, with: be32(crc32(Array(head[12..<29]))))
+        }
+        return head + be32(UInt32(payload.count)) + body + be32(crc32(body)) + Array(png.suffix(12))
     }
 }
 
