@@ -87,7 +87,11 @@ public enum Settings {
         .double("estimator.tracking.sensorGap.cameraGap_s", \.estimator.tracking.sensorGap.cameraGap_s, "A frame this long after the previous one, or later, follows a camera gap, seconds."),
         .double("estimator.tracking.sensorGap.gapAngularRateStd", \.estimator.tracking.sensorGap.gapAngularRateStd, "1-σ of the unknown angular rate per step of the motion model across an IMU gap, rad/s (handheld: turns of up to about 1 rad/s)."),
         .double("estimator.tracking.sensorGap.gapAccelStd", \.estimator.tracking.sensorGap.gapAccelStd, "1-σ of the unknown acceleration per step of the motion model across an IMU gap, m/s² (handheld: a few)."),
+        .double("estimator.tracking.sensorGap.gapYawDriftRate", \.estimator.tracking.sensorGap.gapYawDriftRate, "Heading drift of the bridged motion, 1-σ per second of IMU gap, rad/s: added as uncertainty of the unobservable heading (grows linearly with the gap), so map points seen before the gap can correct it."),
+        .double("estimator.tracking.sensorGap.gapPositionDriftRate", \.estimator.tracking.sensorGap.gapPositionDriftRate, "Position drift of the bridged motion, 1-σ per second of IMU gap and per axis, m/s (as gapYawDriftRate).")
         .double("estimator.tracking.sensorGap.recoverySeconds", \.estimator.tracking.sensorGap.recoverySeconds, "Tracking stays `.limited(.sensorGap)` at least this long after a gap ends, seconds."),
+        .double("estimator.tracking.sensorGap.reanchorMargin_m", \.estimator.tracking.sensorGap.reanchorMargin_m, "… and, while the position 1-σ is more than this above its value before the gap (the drift the gap added, not yet taken back by map points seen before it), metres …"),
+        .double("estimator.tracking.sensorGap.maxReanchorSeconds", \.estimator.tracking.sensorGap.maxReanchorSeconds, "… at most this long after the gap's last frame, seconds (an unmapped area cannot re-anchor).")
         .int("world.landmarkCapacity", \.world.landmarkCapacity, "Landmark map capacity (landmarks).", 1...Int64(Int32.max)),
         .optionalInt64("world.landmarkMaxAge_ns", \.world.landmarkMaxAge_ns, "Landmarks not seen for this long are dropped, ns; `nil` keeps them until capacity is reached."),
         .int64("world.detectionInterval_ns", \.world.detectionInterval_ns, "Plane detection runs at most this often, ns (100 ms: 10 Hz) …"),
