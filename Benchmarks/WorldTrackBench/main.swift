@@ -67,6 +67,21 @@ struct BenchCommand: ParsableCommand {
     @Option(help: "Seconds of the from-recording V1_01 sequence to benchmark (0 = the whole 145 s).")
     var recordingSeconds: Double = 30
 
+    @Option(name: .customLong("world"), help: ArgumentHelp(
+        "Instead of timing: check the world layer on this rendered dataset (repeatable; needs its scene.json): "
+            + "measurement taps of known length planned from the scene, tracked mono and stereo, and the horizontal planes.",
+        valueName: "DATASET"))
+    var worldDatasets: [String] = []
+
+    @Option(help: "Folder for the world check's taps files (default /tmp/worldtrack-world-check).")
+    var worldOut: String = "/tmp/worldtrack-world-check"
+
+    @Option(help: "World check: only this mode (mono or stereo; default both).")
+    var worldMode: String?
+
+    @Flag(help: "World check: without the tap checks and the horizontal-plane concentration test (the behaviour before them).")
+    var worldBaseline = false
+
     func validate() throws {
         guard `repeat` >= 1 else { throw ValidationError("--repeat must be ≥ 1") }
         guard recordingSeconds >= 0, recordingSeconds.isFinite else { throw ValidationError("--recording-seconds must be ≥ 0") }
@@ -75,6 +90,7 @@ struct BenchCommand: ParsableCommand {
 
     func run() throws {
         try OpenCVRuntime.setThreadCount(1)
+        if !worldDatasets.isEmpty { return try runWorldCheck() }
         var report = BenchReport(machine: MachineInfo.current(), repeat: `repeat`, warmupFrames: warmupFrames)
         var targets = datasets.map { (path: $0, stereo: false) }
         if targets.isEmpty {
@@ -124,6 +140,31 @@ struct BenchCommand: ParsableCommand {
             log("bench: wrote \(json)")
         }
         if let growth = report.longRun, !growth.passed { throw ExitCode(1) }
+    }
+}
+
+extension BenchCommand {
+    /// `--world`: plan the taps, track mono and stereo, print the scores (and `--json`).
+    func runWorldCheck() throws {
+        try FileManager.default.createDirectory(atPath: worldOut, withIntermediateDirectories: true)
+        var results: [WorldCheck.Result] = []
+        for (i, path) in worldDatasets.enumerated() {
+            let tapsFile = worldOut + "/taps-\(i).json"
+            let taps = try WorldCheck.planTaps(path: path, tapsFile: tapsFile)
+            log("world: \(taps.count) taps planned for \(path) → \(tapsFile)")
+            let modes = worldMode.map { [$0 == "stereo"] } ?? [false, true]
+            for stereo in modes {
+                let r = try WorldCheck.run(path: path, stereo: stereo, taps: taps, tapsFile: tapsFile, baseline: worldBaseline, log: log)
+                print(r.score.text(title: "\(path) \(stereo ? "stereo" : "mono") + IMU (ATE posyaw \(String(format: "%.1f", 1000 * r.ateRmse_m)) mm)", verbose: true))
+                results.append(r)
+            }
+        }
+        if let json {
+            let enc = JSONEncoder()
+            enc.outputFormatting = [.prettyPrinted, .sortedKeys]
+            try enc.encode(results).write(to: URL(fileURLWithPath: json))
+            log("bench: wrote \(json)")
+        }
     }
 }
 

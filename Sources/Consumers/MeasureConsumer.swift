@@ -94,8 +94,14 @@ public final class MeasureConsumer: FrameConsumer {
     public var pixelStd: Double
     /// How far outside a horizontal plane's boundary a tap still lands on it, metres.
     public var edgeTolerance_m: Double
+    /// A length whose 1-σ exceeds this fraction of it fails as too uncertain: at 25 % its 2-σ interval spans half
+    /// of it to one and a half times it, which answers no question a length is asked (the σ already says so; the
+    /// refusal keeps such a figure from being used).
+    public var maxRelativeStd: Double = 0.25
     /// Taps farther than this from every frame fail, ns.
     public var maxTimeGap_ns: TimestampNs = 500_000_000
+    /// The checks each tapped point must pass (and the surface σ they find).
+    public var checker = TapPointChecker()
     private let taps: [MeasureTap]
     private var pending: [(t: TimestampNs, tap: MeasureTap)]?
     private var previous: WorldFrame?
@@ -150,10 +156,20 @@ public final class MeasureConsumer: FrameConsumer {
         }
         guard frame.isTrackingNormal else { rec.reason = "tracking not normal (\(frame.trackingState))"; return rec }
         var hits: [(RaycastResult, WorldRay)] = []
+        var edgeEnds: [Bool] = []
         for (i, px) in tap.pixels.enumerated() {
             guard let ray = frame.ray(pixel: px),
-                  let hit = frame.raycast(pixel: px, horizontalGeometryMargin_m: edgeTolerance_m) else {
+                  var hit = frame.raycast(pixel: px, horizontalGeometryMargin_m: edgeTolerance_m) else {
                 rec.reason = "pixel \(i) (\(px.x), \(px.y)) hits no surface"; return rec
+            }
+            let verdict = checker.check(hit, ray: ray, pixel: px, frame: frame) {
+                frame.raycast(pixel: $0, horizontalGeometryMargin_m: edgeTolerance_m)
+            }
+            switch verdict {
+            case let .failed(why): rec.reason = "pixel \(i) (\(px.x), \(px.y)): \(why)"; return rec
+            case let .confirmed(surfaceStd_m, onEdge):
+                hit.surfaceStd_m = max(hit.surfaceStd_m, surfaceStd_m)
+                edgeEnds.append(onEdge)
             }
             hits.append((hit, ray))
             rec.points.append(.init(pixel: StreamJSON.array(px), position: StreamJSON.array(convention.point(hit.position_W)),
@@ -169,8 +185,12 @@ public final class MeasureConsumer: FrameConsumer {
             rec.segments.append(L)
             let u = L > 0 ? seg / L : Vec3.zero
             var common = 0.0, indep = 0.0
-            func pixelTerm(_ h: RaycastResult) -> Double { h.distance_m * pixelStd / (f * max(h.incidenceCosine, 0.1)) }
-            indep += pow(pixelTerm(a), 2) + pow(pixelTerm(b), 2)
+            // An end on a surface's rim is placed no better than the edge test's radius (the finger could be that
+            // far off the corner without the surfaces around it disagreeing).
+            func pixelTerm(_ h: RaycastResult, _ edge: Bool) -> Double {
+                h.distance_m * (edge ? max(pixelStd, checker.edgeRadius_px) : pixelStd) / (f * max(h.incidenceCosine, 0.1))
+            }
+            indep += pow(pixelTerm(a, edgeEnds[k]), 2) + pow(pixelTerm(b, edgeEnds[k + 1]), 2)
             let sameSurface = a.planeId != nil ? a.planeId == b.planeId : (a.target == .estimatedPlane && b.target == .estimatedPlane
                 && a.normal_W.dot(b.normal_W) > 0.98)
             if sameSurface {
@@ -190,6 +210,10 @@ public final class MeasureConsumer: FrameConsumer {
         rec.total = rec.segments.reduce(0, +)
         let common = commonBySurface.values.reduce(0, +)
         rec.total_std = (common * common + independentVar).squareRoot()
+        if let total = rec.total, let sd = rec.total_std, checker.enabled, sd > maxRelativeStd * total {
+            rec.reason = String(format: "too uncertain: ±%.3f m (1 σ) on %.3f m, more than %.0f %%", sd, total, 100 * maxRelativeStd)
+            return rec
+        }
         rec.status = "ok"
         return rec
     }

@@ -44,11 +44,14 @@ public struct PlaneDetectorOptions: Equatable, Sendable {
     /// (within 15 cm horizontally, 5–50 cm vertically): such landmarks lie inside vertical structure, and a
     /// densely mapped wall would otherwise offer a "level" at every height.
     public var ignoreStackedLandmarks: Bool = true
-    /// A wall candidate is rejected when the median of its landmarks' distances to it, each divided by that
+    /// A wall or horizontal candidate is rejected when the median of its landmarks' distances to it, each divided by that
     /// landmark's inlier gate, exceeds this: landmarks spread evenly across the band (uniform: 0.5) are a line
     /// through unrelated structure (table legs and box sides), not a face (Gaussian with honest σ: 0.27; walls in
     /// the simulated room: 0.09–0.16).
     public var maxMedianGateResidual: Double = 0.4
+    /// Horizontal candidates must pass the same concentration test as walls (`maxMedianGateResidual`); `false`
+    /// accepts them as before that test (for comparisons).
+    public var rejectDiffuseLevels: Bool = true
     /// Detect vertical (wall) planes as well.
     public var detectVertical: Bool = true
     /// Minimum vertical span of a wall's points, metres.
@@ -73,7 +76,8 @@ public struct PlaneDetectorOptions: Equatable, Sendable {
 /// 3. Horizontal planes: per level, the flat landmarks not on a wall are gated individually
 ///    (|Δz| ≤ min(band, max(`minBand_m`, 2.5 σᵢ))) against a tilt-tolerant least-squares plane, split into x-y
 ///    connected components (grid adaptive to the landmark spacing), cleared of isolated points, and rejected when
-///    too small.
+///    too small or when its landmarks fill the band evenly instead of concentrating on a surface
+///    (`maxMedianGateResidual`).
 ///
 /// Candidates carry the inlier band they were selected with; `PlaneTracker` turns them into tracked planes.
 public struct PlaneDetector: Sendable {
@@ -219,6 +223,11 @@ public struct PlaneDetector: Sendable {
                 let rect = PlaneGeometry2D.minimumAreaRectangle(hull)
                 guard min(rect.width, rect.length) >= options.minSide_m else { continue }
                 let (hc, sc) = offsetAndStd(members) { $0.z }
+                // A level can also be a slice through unrelated structure (box sides, a wall's sparse rows, badly
+                // triangulated points) at one height: its landmarks then fill the inlier band evenly instead of
+                // concentrating on a surface (the same test as for walls, about the members' own tilted fit).
+                let surface = tiltedFit(members)
+                guard !options.rejectDiffuseLevels || concentrated(members, band: band, residual: { $0.z - (surface?($0) ?? hc) }) else { continue }
                 candidates.append(PlaneCandidate(alignment: .horizontal, normal_W: Vec3(0, 0, 1), offset_m: hc,
                                                  offsetStd_m: sc, points: members.map(\.p_W), band_m: band,
                                                  landmarkIds: members.map(\.id)))

@@ -80,6 +80,7 @@ func pixel(_ p_W: Vec3, _ T_W_C: SE3 = defaultPose) throws -> [Double] {
         let corners = [Vec3(0.5, 0.4, Room.tableZ), Vec3(1.7, 0.4, Room.tableZ)]
         let tap = MeasureTap(time: .absolute(f.t_ns), pixels: try corners.map { let p = try pixel($0); return Vec2(p[0], p[1]) })
         let onRim = MeasureConsumer(taps: [tap]).measure(tap, tapTime: f.t_ns, on: f)
+        print("corner taps on the table's rim: \(onRim.status) \(onRim.reason ?? "") \(onRim.total ?? 0) ± \(onRim.total_std ?? 0)")
         #expect(onRim.status == "ok" && abs((onRim.total ?? 0) - 1.2) < 0.02)
         #expect(onRim.points.allSatisfy { abs($0.position[2] - Room.tableZ) < 0.01 })
         // Without the edge tolerance both taps fall through to the floor behind the table.
@@ -95,10 +96,12 @@ func pixel(_ p_W: Vec3, _ T_W_C: SE3 = defaultPose) throws -> [Double] {
         let pa = try #require(testCamera.model.project(defaultPose.inverse.act(a)))
         let pb = try #require(testCamera.model.project(defaultPose.inverse.act(b)))
         let tap = MeasureTap(time: .absolute(frame.t_ns), pixels: [pa, pb])
-        // Pose σ only (no tap noise): both ends on one plane, so σ = L·√(σ_s² + σ_p²)/H with H the camera height above it.
+        // Pose σ only (no tap noise): both ends on one plane, so σ = L·√(σ_s² + σ_p²)/H with H the camera height above
+        // it and σ_s the plane's σ: its offset σ, but not below its landmarks' typical σ (inlier band / 2.5).
         let m = MeasureConsumer(taps: [], poseStd_m: 0.02, pixelStd: 0).measure(tap, tapTime: frame.t_ns, on: frame)
         let L = try #require(m.total), H = defaultPose.translation.z - floor.height_m
-        let expected = L * (floor.offsetStd_m * floor.offsetStd_m + 0.02 * 0.02).squareRoot() / H
+        let sigmaS = max(floor.offsetStd_m, floor.inlierBand_m / 2.5)
+        let expected = L * (sigmaS * sigmaS + 0.02 * 0.02).squareRoot() / H
         #expect(abs(try #require(m.total_std) - expected) < 1e-9)
         // Tap noise adds in quadrature: 1 px at ~2.3 m with f = 400 px is ~6 mm per end.
         let withTap = MeasureConsumer(taps: [], poseStd_m: 0.02, pixelStd: 1).measure(tap, tapTime: frame.t_ns, on: frame)

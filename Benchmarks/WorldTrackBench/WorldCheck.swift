@@ -1,0 +1,127 @@
+import Consumers
+import Evaluation
+import Foundation
+import Geometry
+import Pipeline
+import Sensors
+import Simulation
+
+/// `worldtrack-bench --world DATASET`: the world layer on a sequence rendered from a scene (`simulate`, with or
+/// without `--from-recording`): plans measurement taps of known length from `scene.json` and the ground truth
+/// (`MeasurementTapPlanner`), writes them as a `measure:taps=FILE` file, tracks the dataset mono and stereo with
+/// that consumer (the pipeline of `worldtrack run … --consumer measure:taps=FILE`, in process), and scores the
+/// measurements and the final horizontal planes against the scene (`WorldCheckScore`), after mapping the
+/// estimate into the scene's frame with the posyaw alignment of the whole estimated trajectory to the ground truth.
+enum WorldCheck {
+    /// The figures of one run, for `--json`.
+    struct Result: Encodable {
+        var dataset: String
+        var stereo: Bool
+        var tapsFile: String
+        var score: WorldCheckScore
+        var medianRelativeError: Double?
+        var beyond10Percent: Int
+        var within2SigmaFraction: Double
+        var failed: Int
+        var phantomPlanes: Int
+        var worstHeightError_m: Double
+        var ateRmse_m: Double
+    }
+
+    /// Plans the taps of `path` and writes them to `tapsFile`; returns the plan.
+    static func planTaps(path: String, tapsFile: String) throws -> [PlannedTap] {
+        let dataset = try ASLDataset(path: path)
+        guard let cam0 = dataset.cameras.first else { throw BenchError("\(path): no camera") }
+        let scene = try Scene.load(jsonFile: path + "/scene.json")
+        guard let gtPath = dataset.groundTruthPath else { throw BenchError("\(path): no ground truth") }
+        let truth = try TrajectoryFile.readASLGroundTruth(path: gtPath)
+        let planner = MeasurementTapPlanner(scene: scene, camera: cam0.calibration, frameTimes: cam0.frames.map(\.t_ns),
+                                            groundTruth: truth, timeOffset_ns: try timeOffset(path))
+        let taps = planner.plan()
+        try MeasurementTapPlanner.tapsJSON(taps).write(to: URL(fileURLWithPath: tapsFile))
+        return taps
+    }
+
+    /// `simulation.timeOffsetNs` of `scene.json` (0 when absent).
+    static func timeOffset(_ path: String) throws -> Int64 {
+        let data = try Data(contentsOf: URL(fileURLWithPath: path + "/scene.json"))
+        let obj = try JSONSerialization.jsonObject(with: data) as? [String: Any]
+        return ((obj?["simulation"] as? [String: Any])?["timeOffsetNs"] as? NSNumber)?.int64Value ?? 0
+    }
+
+    /// Tracks `path` with the taps and scores the result.
+    static func run(path: String, stereo: Bool, taps: [PlannedTap], tapsFile: String, baseline: Bool = false,
+                    log: (String) -> Void) throws -> Result {
+        let dataset = try ASLDataset(path: path)
+        let scene = try Scene.load(jsonFile: path + "/scene.json")
+        var options = PipelineOptions()
+        options.stereo = stereo
+        options.world.detector.rejectDiffuseLevels = !baseline
+        let consumer = try MeasureConsumer(spec: ConsumerSpec(parsing: "measure:taps=\(tapsFile)"))
+        consumer.checker.enabled = !baseline
+        var measured: [String: MeasurementRecord] = [:]
+        var lastPlanes: [PlaneAnchorSnapshot] = []
+        var lastLandmarks: [Vec3] = []
+        log("world: tracking \(path) \(stereo ? "stereo" : "mono") with \(taps.count) taps "
+            + "(worldtrack run \(path)\(stereo ? " --stereo" : "") --consumer measure:taps=\(tapsFile)) …")
+        let summary = try TrackingPipeline(dataset: dataset, options: options, consumers: [consumer]).run(onFrame: { r in
+            for case let m as MeasurementRecord in r.records { measured[m.label ?? ""] = m }
+            if r.world.isTrackingNormal {
+                lastLandmarks = r.world.session.map.all.map(\.p_W)
+                lastPlanes = r.world.planes.filter { $0.alignment == .horizontal }.map {
+                    PlaneAnchorSnapshot(id: $0.id, classification: $0.classification.rawValue, boundary: $0.boundary)
+                }
+            }
+        })
+        guard let gtPath = dataset.groundTruthPath else { throw BenchError("\(path): no ground truth") }
+        let truth = try TrajectoryFile.readASLGroundTruth(path: gtPath).map { StampedPose(t_ns: $0.t_ns, pose: $0.T_W_B) }
+        let report = try Evaluator.evaluate(estimate: summary.bodyTrajectory, groundTruth: truth,
+                                            options: EvaluationOptions(alignment: .posyaw))
+        let align = report.transform
+        let outcomes = taps.map { tap -> TapOutcome in
+            guard let m = measured[tap.label] else {
+                return TapOutcome(tap: tap, status: "failed", reason: "no record", total: nil, totalStd: nil)
+            }
+            let trueRanges = [tap.a_W, tap.b_W].map { String(format: "%.2f", ($0 - tap.camera_W).norm) }
+            let ends = m.points.map { "\($0.target)\($0.plane_id.map { "/" + $0 } ?? "") d=\(String(format: "%.2f", $0.distance))" }
+            let detail = "true ranges \(trueRanges.joined(separator: ", ")); " + ends.joined(separator: "; ")
+            return TapOutcome(tap: tap, status: m.status, reason: m.reason.map(Self.category), total: m.total, totalStd: m.total_std,
+                              detail: detail)
+        }
+        let planes = lastPlanes.map { p -> ObservedPlane in
+            let b = p.boundary.map { align.act($0) }
+            let h = b.map(\.z).reduce(0, +) / Double(max(1, b.count))
+            return ObservedPlane(id: p.id, classification: p.classification, height: h, boundary: b.map { Vec2($0.x, $0.y) })
+        }
+        let score = WorldCheckScore(taps: outcomes, planes: planes, scene: scene)
+        // Diagnostics: what the landmarks of each phantom plane lie on (the scene surface within 5 cm, if any).
+        for v in score.planes where v.phantom || v.overextended {
+            var on: [String: Int] = [:]
+            for l in lastLandmarks.map({ align.act($0) }) where abs(l.z - v.plane.height) <= 0.05
+                && WorldCheckScore.contains(v.plane.boundary, Vec2(l.x, l.y)) {
+                let s = scene.surfaces.filter { abs($0.normal_W.dot(l) - $0.offset) <= 0.05 && $0.contains(planePoint: $0.planeCoordinates(l), tolerance: 0.05) }
+                    .min { abs($0.normal_W.dot(l) - $0.offset) < abs($1.normal_W.dot(l) - $1.offset) }
+                on[s?.name ?? "nothing", default: 0] += 1
+            }
+            log("world: phantom \(v.plane.id) at \(v.plane.height) m: its landmarks lie on " + on.sorted { $0.value > $1.value }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))
+        }
+        return Result(dataset: path, stereo: stereo, tapsFile: tapsFile, score: score,
+                      medianRelativeError: score.medianRelativeError, beyond10Percent: score.beyond10Percent.count,
+                      within2SigmaFraction: score.within2SigmaFraction, failed: score.taps.count - score.ok.count,
+                      phantomPlanes: score.phantoms.count, worstHeightError_m: score.worstHeightError,
+                      ateRmse_m: report.ate.position.rmse)
+    }
+
+    /// A failure reason without its tap-specific numbers (pixel coordinates), so reasons can be counted.
+    static func category(_ reason: String) -> String {
+        reason.replacingOccurrences(of: #"\([-0-9.e, ]+\)"#, with: "(…)", options: .regularExpression)
+    }
+
+    struct PlaneAnchorSnapshot { var id: String; var classification: String; var boundary: [Vec3] }
+}
+
+/// A bench failure with a message.
+struct BenchError: Error, CustomStringConvertible {
+    let description: String
+    init(_ d: String) { description = d }
+}

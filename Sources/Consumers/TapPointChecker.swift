@@ -1,0 +1,171 @@
+import Foundation
+import Geometry
+import World
+
+/// Whether a raycast hit can be measured from, and how well its surface is known.
+public enum TapPointVerdict: Equatable {
+    /// The landmarks along the ray agree with the hit (or are too few to say otherwise); the surface is known to
+    /// this 1-σ along its normal, metres; `onEdge` when it lies on the rim of its surface (a farther surface within
+    /// `TapPointChecker.edgeRadius_px` of it), where the tap's pixel error is `edgeRadius_px` rather than a pixel.
+    case confirmed(surfaceStd_m: Double, onEdge: Bool)
+    /// The point cannot be measured; the reason says why.
+    case failed(String)
+}
+
+/// Checks a tapped point's raycast hit against the landmark map before a length is measured from it.
+///
+/// A raycast answers with a plane even where that plane is not: an extension of the floor under a table, a table
+/// top's polygon reaching past its edge, a plane met at a grazing angle. A wrong surface makes a length several
+/// times off with a small σ, which is worse than a refusal, so each tapped point must pass:
+/// 1. **incidence**: the ray meets the surface at most `maxIncidence_deg` from head-on; **edges**: the rays
+///    `edgeRadius_px` around the tap meet surfaces at depths the hit's surface allows;
+/// 2. **depth agreement**: of the landmarks within `rayRadius_px` of the ray, at least one lies at the hit's depth
+///    (within its own 3 σ, the hit surface's σ, and what the ray's angular width spans on an oblique surface), when
+///    there are at least `minLandmarks` of them, unless the hit's plane has landmarks of its own around the hit; and
+///    no more than `maxOccluders` lie in front of it — else the hit is on the wrong surface (behind mapped structure,
+///    or on a polygon that reaches too far) or on a depth edge;
+/// 3. **support**: a hit on a plane's infinite extension needs a landmark along the ray at its depth (it is a guess
+///    through unmapped space otherwise: a wall's extension in front of a cabinet, the floor's under a table).
+///
+/// The σ it returns is the larger of the plane's offset σ and its landmarks' typical σ (see `planeSigma`); for an
+/// estimated plane, at least the RMS distance of the landmarks along the ray to it.
+public struct TapPointChecker: Equatable, Sendable {
+    /// Rays meeting their surface farther than this from head-on fail: at 80° a 1 cm error of the surface moves the
+    /// point 5.7 cm along it, and one pixel of tap 5.8 × farther than head-on.
+    public var maxIncidence_deg: Double = 80
+    /// Landmarks whose bearing is within this many pixels (of focal length) of the ray are "along the ray": about
+    /// the radius of a fingertip's uncertainty and of the feature detector's spacing (a few landmarks per 16 px).
+    public var rayRadius_px: Double = 12
+    /// An estimated plane whose landmarks along the ray scatter about it by more than this many times their median
+    /// σ fails (see `check`): a surface's own landmarks scatter by about 1 σ, two surfaces by their separation.
+    public var maxScatterRatio: Double = 2.5
+    /// The edge test looks this many pixels around the tap: twice a careful finger's error of a few pixels, so a
+    /// tap that the finger's error could move onto another surface is caught.
+    public var edgeRadius_px: Double = 8
+    /// At least this many landmarks along the ray are needed to disagree with a hit (fewer can be outliers).
+    public var minLandmarks: Int = 3
+    /// A hit with more landmarks than this in front of it (nearer by more than their tolerance, which includes 3 of
+    /// their σ, so a landmark there is a mapped surface) is behind mapped structure: the ray passes an edge or a
+    /// surface the planes do not hold.
+    public var maxOccluders: Int = 0
+    /// A hit with no landmark at its depth along the ray stands when its plane has landmarks within this of it,
+    /// metres: the `measure` consumer's edge tolerance (a top's landmarks thin out towards its rim by about that).
+    public var supportRadius_m: Double = 0.15
+    /// Smallest depth tolerance, metres: landmark positions are not better than about a centimetre, and a tapped
+    /// point 3 cm in front of or behind a landmark is on the same surface for any length worth measuring.
+    public var minDepthTolerance_m: Double = 0.03
+
+    /// `false` measures every hit as the consumer did before these checks (no failure, the hit's own σ): for
+    /// comparisons (`worldtrack-bench --world-baseline`).
+    public var enabled = true
+
+    /// The default checks.
+    public init() {}
+
+    /// Checks one hit of `ray` (through `pixel`) on `frame`'s world; `raycast` answers the same query for another
+    /// pixel (for the edge test).
+    public func check(_ hit: RaycastResult, ray: WorldRay, pixel: Vec2, frame: WorldFrame,
+                      raycast: (Vec2) -> RaycastResult?) -> TapPointVerdict {
+        guard enabled else { return .confirmed(surfaceStd_m: 0, onEdge: false) }
+        let incidence = acos(min(1, hit.incidenceCosine)) * 180 / Double.pi
+        if incidence > maxIncidence_deg {
+            return .failed(String(format: "the ray meets the surface %.0f° from head-on (more than %.0f°: too oblique to place the point)",
+                                  incidence, maxIncidence_deg))
+        }
+        let f = frame.camera.model.intrinsics.fx
+        let t = hit.distance_m
+        // Edge test: the pixels `edgeRadius_px` around the tap must meet a surface at a depth the hit's own surface
+        // allows (its slope across that many pixels, plus 3 σ); otherwise the tap is on a depth edge (a top's corner
+        // against the floor or wall behind it), where the finger's pixel of error decides the surface.
+        let surfaceSigma = planeSigma(hit, frame: frame)
+        let slope = t * (edgeRadius_px / f) / max(hit.incidenceCosine, 0.17)
+        var onEdge = false
+        for d in [Vec2(edgeRadius_px, 0), Vec2(-edgeRadius_px, 0), Vec2(0, edgeRadius_px), Vec2(0, -edgeRadius_px)] {
+            guard let other = raycast(pixel + d) else { continue }
+            let tol = max(minDepthTolerance_m, 3 * max(surfaceSigma, other.surfaceStd_m)) + 2 * slope
+            if other.distance_m < t - tol {
+                // A nearer surface next to the tap: the tap slipped off its edge onto what lies behind.
+                return .failed(String(format: "on an edge: %.0f px away the ray meets %@ at %.2f m, nearer than this one's %@ at %.2f m",
+                                      edgeRadius_px, describe(other) as NSString, other.distance_m, describe(hit) as NSString, t))
+            }
+            // A farther surface next to it: the tap is on its surface's rim (a top's corner), which is what people
+            // tap; it stands, with the edge's uncertainty (see `edgeStd`).
+            if other.distance_m > t + tol { onEdge = true }
+        }
+        let map = frame.session.map
+        // Where the map is sparse the search widens once, to twice the radius (still within a few degrees).
+        var alpha = atan(rayRadius_px / f)
+        var near = map.landmarks(nearRayFrom: ray.origin_W, direction: ray.direction_W, maxAngle: alpha)
+        if near.count < minLandmarks {
+            alpha = atan(2 * rayRadius_px / f)
+            near = map.landmarks(nearRayFrom: ray.origin_W, direction: ray.direction_W, maxAngle: alpha)
+        }
+        // A landmark at angle β off the ray, on the hit's surface, lies up to t·tan β / cos(incidence) deeper or
+        // nearer along the ray.
+        let spread = t * tan(alpha) / max(hit.incidenceCosine, 0.17)
+        var agreeing: [Double] = [], inFront = 0
+        var depths: [Double] = []
+        for (l, _) in near {
+            let depth = (l.p_W - ray.origin_W).dot(ray.direction_W)
+            depths.append(depth)
+            let tol = max(minDepthTolerance_m, 3 * (l.std_m * l.std_m + hit.surfaceStd_m * hit.surfaceStd_m).squareRoot())
+                + spread
+            if abs(depth - t) <= tol { agreeing.append(l.std_m) } else if depth < t - tol { inFront += 1 }
+        }
+        // Landmarks behind a hit are no evidence against it on their own (the map holds points seen from elsewhere,
+        // behind what occludes them here), but with none at its depth the hit must have its own plane's landmarks
+        // around it: else it is on a polygon or an extension reaching where its surface is not.
+        if near.count >= minLandmarks && agreeing.isEmpty && !hasOwnSupport(hit, frame: frame) {
+            let lo = depths.min() ?? 0, hi = depths.max() ?? 0
+            return .failed(String(format: "the %d mapped points along the ray lie %.2f–%.2f m away, the hit on %@ at %.2f m (wrong surface)",
+                                  near.count, lo, hi, describe(hit) as NSString, t))
+        }
+        if inFront > maxOccluders {
+            return .failed(String(format: "%d mapped points lie in front of the hit on %@ at %.2f m (an edge, or a surface no plane holds)",
+                                  inFront, describe(hit) as NSString, t))
+        }
+        if agreeing.isEmpty, hit.target == .existingPlaneInfinite, let id = hit.planeId {
+            return .failed("nothing mapped along the ray confirms \(id)'s extension there (\(near.count) points near the ray, none at "
+                + String(format: "%.2f m)", t))
+        }
+        // An estimated plane is fitted on the fly to the landmarks within a few degrees of the ray: at a corner of
+        // the room or of a cabinet they come from two surfaces and the fit lies between them. The scatter of the
+        // landmarks along the ray about it says how well it stands for the surface under the tap.
+        var sigma = surfaceSigma
+        if hit.target == .estimatedPlane, near.count >= minLandmarks {
+            let n = hit.normal_W
+            let rms = (near.map { pow(n.dot($0.landmark.p_W - hit.position_W), 2) }.reduce(0, +) / Double(near.count)).squareRoot()
+            let typical = near.map(\.landmark.std_m).sorted()[near.count / 2]
+            // Landmarks of one surface scatter about it by their own σ; more than `maxScatterRatio` × their median
+            // σ (and more than the depth tolerance) means they come from more than one surface.
+            if rms > max(minDepthTolerance_m, maxScatterRatio * typical) {
+                return .failed(String(format: "the landmarks along the ray do not make one surface (%.0f cm RMS about the fitted plane, "
+                                      + "their σ %.0f cm): a corner or mixed structure", 100 * rms, 100 * typical))
+            }
+            sigma = max(sigma, rms)
+        }
+        return .confirmed(surfaceStd_m: sigma, onEdge: onEdge)
+    }
+
+    /// The 1-σ of a hit's surface along its normal: for a detected plane the larger of its offset σ (a statistical
+    /// σ, scatter / √n) and its landmarks' typical σ (their errors are correlated, as they come from the same poses,
+    /// so a plane is not known better than one of its landmarks: the inlier band is 2.5 × their median σ, at least
+    /// `PlaneDetectorOptions.minBand_m`); for an estimated plane, its own σ.
+    func planeSigma(_ hit: RaycastResult, frame: WorldFrame) -> Double {
+        guard let id = hit.planeId, let p = frame.session.planeTracker.plane(id: id) else { return hit.surfaceStd_m }
+        return max(hit.surfaceStd_m, p.inlierBand_m / 2.5)
+    }
+
+    /// True when the hit's detected plane has landmarks on it (within 3 of their σ, at least the depth tolerance)
+    /// within `supportRadius_m` of the hit.
+    func hasOwnSupport(_ hit: RaycastResult, frame: WorldFrame) -> Bool {
+        guard let id = hit.planeId, let p = frame.session.planeTracker.plane(id: id) else { return false }
+        let n = p.normal_W, d = n.dot(p.T_W_P.translation)
+        return frame.session.map.landmarks(near: hit.position_W, radius: supportRadius_m)
+            .contains { abs(n.dot($0.p_W) - d) <= max(minDepthTolerance_m, 3 * $0.std_m) }
+    }
+
+    func describe(_ hit: RaycastResult) -> String {
+        hit.planeId.map { "\($0) (\(hit.target == .existingPlaneInfinite ? "extended" : "inside"))" } ?? "the estimated surface"
+    }
+}

@@ -1,0 +1,122 @@
+import Estimation
+import Foundation
+import Geometry
+import Sensors
+import Testing
+@testable import Consumers
+@testable import World
+
+/// The checks a tapped point passes before the `measure` consumer measures from it (`TapPointChecker`), each with a
+/// control that passes.
+@Suite struct TapPointCheckerTests {
+    /// The room after 30 frames, its last frame, and the floor hit of the pixel seeing `p_W` from `pose`.
+    static func floorHit(_ p_W: Vec3, pose: SE3 = defaultPose) throws -> (WorldFrame, RaycastResult, WorldRay, Vec2) {
+        let session = WorldSession()
+        var gen = RoomLandmarks(seed: 1)
+        var frame: WorldFrame?
+        // A dense floor (about 120 landmarks per m²), so a few lie along every ray.
+        for i in 0..<30 { frame = session.process(frameInput(i, landmarks: gen.batch(floor: 150, table: 10, wall: 15), T_W_C: pose)) }
+        let f = try #require(frame)
+        let px = try #require(testCamera.model.project(pose.inverse.act(p_W)))
+        let ray = try #require(f.ray(pixel: px))
+        let hit = try #require(f.raycast(pixel: px))
+        return (f, hit, ray, px)
+    }
+
+    @Test func aTapOnTheOpenFloorIsConfirmedWithThePlanesLandmarkSigma() throws {
+        let (f, hit, ray, px) = try Self.floorHit(Vec3(-0.5, -0.8, 0))
+        let verdict = TapPointChecker().check(hit, ray: ray, pixel: px, frame: f) { f.raycast(pixel: $0) }
+        let floor = try #require(f.planes.first { $0.classification == .floor })
+        // σ: the floor's landmarks' σ (1 cm in this room; the band is 2.5 × that, at least 2 cm), not its √n-shrunk offset σ.
+        #expect(verdict == .confirmed(surfaceStd_m: max(floor.offsetStd_m, floor.inlierBand_m / 2.5), onEdge: false))
+        #expect(floor.offsetStd_m < 0.005 && floor.inlierBand_m / 2.5 >= 0.008)
+    }
+
+    @Test func aRayMeetingTheFloorAt85DegreesFails() throws {
+        // 0.4 m above the floor, looking along it: the floor 5 m ahead is met about 85° from head-on.
+        let pose = lookAt(eye: Vec3(-1, -2.9, 0.4), target: Vec3(-1, 2.5, 0))
+        let (f, hit, ray, px) = try Self.floorHit(Vec3(-1, 2.5, 0), pose: pose)
+        #expect(hit.incidenceCosine < cos(80 * Double.pi / 180))
+        guard case let .failed(why) = TapPointChecker().check(hit, ray: ray, pixel: px, frame: f, raycast: { f.raycast(pixel: $0) }) else {
+            Issue.record("an 85° tap was measured"); return
+        }
+        #expect(why.contains("too oblique"))
+        // Control: the floor 1.9 m from a camera 1.5 m up is met at 53°.
+        let (g, h2, r2, p2) = try Self.floorHit(Vec3(-0.5, -0.8, 0))
+        #expect(h2.incidenceCosine > 0.55)
+        if case .failed = TapPointChecker().check(h2, ray: r2, pixel: p2, frame: g, raycast: { g.raycast(pixel: $0) }) {
+            Issue.record("a head-on floor tap failed")
+        }
+    }
+
+    @Test func aTapWithANearerSurfaceBesideItIsOnAnEdgeAndFails() throws {
+        let (f, hit, ray, px) = try Self.floorHit(Vec3(-0.5, -0.8, 0))
+        // The pixel 8 px above meets something 1 m nearer: the tap slipped off that surface's edge.
+        var nearer = hit
+        nearer.distance_m -= 1
+        let verdict = TapPointChecker().check(hit, ray: ray, pixel: px, frame: f) { q in
+            q.y < px.y - 1 ? nearer : f.raycast(pixel: q)
+        }
+        guard case let .failed(why) = verdict else { Issue.record("a tap beside a nearer surface was measured"); return }
+        #expect(why.contains("on an edge"))
+        // A farther surface beside it instead: the tap is on its own surface's rim (a corner), measured, flagged.
+        var farther = hit
+        farther.distance_m += 1
+        let rim = TapPointChecker().check(hit, ray: ray, pixel: px, frame: f) { q in q.y < px.y - 1 ? farther : f.raycast(pixel: q) }
+        guard case let .confirmed(_, onEdge) = rim else { Issue.record("a rim tap failed"); return }
+        #expect(onEdge)
+    }
+
+    @Test func aHitDisagreeingWithTheLandmarksAlongItsRayFails() throws {
+        let (f, hit, ray, px) = try Self.floorHit(Vec3(-0.5, -0.8, 0))
+        // The same ray answered 1 m short of the floor, as a plane polygon reaching past its surface would.
+        var wrong = hit
+        wrong.distance_m *= 0.5
+        wrong.T_W_Hit.translation = ray.point(at: wrong.distance_m)
+        let verdict = TapPointChecker().check(wrong, ray: ray, pixel: px, frame: f) { _ in nil }
+        guard case let .failed(why) = verdict else { Issue.record("a hit in front of the mapped floor was measured"); return }
+        #expect(why.contains("wrong surface"))
+    }
+
+    @Test func anUnconfirmedPlaneExtensionFails() throws {
+        // Floor landmarks only in a 1 m strip at x ∈ [0, 1]: the floor's extension at x = -2.5 has nothing mapped.
+        let session = WorldSession()
+        var gen = RoomLandmarks(seed: 5)
+        var frame: WorldFrame?
+        for i in 0..<30 { frame = session.process(frameInput(i, landmarks: gen.floorStrip(x: 0...1, count: 30))) }
+        let f = try #require(frame)
+        let far = Vec3(-2.5, -0.5, 0)
+        let px = try #require(testCamera.model.project(defaultPose.inverse.act(far)))
+        let hit = try #require(f.raycast(pixel: px))
+        #expect(hit.target == .existingPlaneInfinite)
+        let ray = try #require(f.ray(pixel: px))
+        guard case let .failed(why) = TapPointChecker().check(hit, ray: ray, pixel: px, frame: f, raycast: { f.raycast(pixel: $0) }) else {
+            Issue.record("an unmapped extension was measured"); return
+        }
+        #expect(why.contains("confirms"))
+        // Control: inside the strip the same plane is confirmed.
+        let inside = try #require(testCamera.model.project(defaultPose.inverse.act(Vec3(0.5, 0.5, 0))))
+        let h2 = try #require(f.raycast(pixel: inside)), r2 = try #require(f.ray(pixel: inside))
+        if case let .failed(why) = TapPointChecker().check(h2, ray: r2, pixel: inside, frame: f, raycast: { f.raycast(pixel: $0) }) {
+            Issue.record("a mapped floor tap failed: \(why)")
+        }
+    }
+
+    @Test func theSameLengthFartherAwayGetsALargerSigma() throws {
+        let (_, frames) = runRoom()
+        let f = try #require(frames.last)
+        func sigma(_ a: Vec3, _ b: Vec3) throws -> Double {
+            let pa = try #require(testCamera.model.project(defaultPose.inverse.act(a)))
+            let pb = try #require(testCamera.model.project(defaultPose.inverse.act(b)))
+            let tap = MeasureTap(time: .absolute(f.t_ns), pixels: [pa, pb])
+            let m = MeasureConsumer(taps: []).measure(tap, tapTime: f.t_ns, on: f)
+            #expect(m.status == "ok", "\(m.reason ?? "")")
+            return try #require(m.total_std)
+        }
+        // 0.5 m on the floor 1.3 m from the camera's foot, and 3.5 m from it (left of the table, before the wall).
+        let near = try sigma(Vec3(-0.5, -0.8, 0), Vec3(0.0, -0.8, 0))
+        let far = try sigma(Vec3(-1.5, 1.5, 0), Vec3(-1.0, 1.5, 0))
+        print("σ of 0.5 m on the floor: \(near) m near, \(far) m far")
+        #expect(far > 1.5 * near)
+    }
+}
