@@ -124,8 +124,8 @@ enum PipelineBenchmark {
         let total = StageFigures(stage: "total", median_ms: median(totals.map(\.median_ms)),
                                  p90_ms: median(totals.map(\.p90_ms)), p99_ms: median(totals.map(\.p99_ms)), max_ms: totals.map(\.max_ms).max() ?? .nan)
         let fps = median(totals.map { Double($0.count) / max($0.total_ms / 1000, 1e-9) })
-        let rtf = median(runs.map { $0.datasetSeconds / max($0.wallSeconds, 1e-9) })
-        let wallFps1 = median(runs.map { Double($0.frames) / max($0.wallSeconds, 1e-9) })
+        let rtf = median(runs.map { $0.dataset_s / max($0.wall_s, 1e-9) })
+        let wallFps1 = median(runs.map { Double($0.frames) / max($0.wall_s, 1e-9) })
         var wallFps2: Double?
         if compareThreads {
             var two = options
@@ -134,7 +134,7 @@ enum PipelineBenchmark {
             for i in 1...repeats {
                 log("bench: \(label): timed run \(i)/\(repeats) with 2 threads")
                 let r = try TrackingPipeline(dataset: dataset, options: two).run()
-                fps2.append(Double(r.frames) / max(r.wallSeconds, 1e-9))
+                fps2.append(Double(r.frames) / max(r.wall_s, 1e-9))
             }
             wallFps2 = median(fps2)
         }

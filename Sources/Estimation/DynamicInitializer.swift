@@ -20,7 +20,7 @@ import Sensors
 struct DynamicInitializer {
     var configuration: EstimatorConfiguration
     var cameras: [CameraCalibration]
-    var noise: ImuNoiseModel
+    var noise: IMUNoiseModel
 
     /// One frame of the window: its time and the observations (per camera) by feature id.
     struct WindowFrame {
@@ -30,7 +30,7 @@ struct DynamicInitializer {
 
     struct Result {
         /// State at the newest frame of the window (position zero there).
-        var state: ImuState
+        var state: IMUState
         var covariance: Mat15
         /// Gravity magnitude found before normalisation (diagnostic), m/s².
         var gravityFound: Double
@@ -41,15 +41,15 @@ struct DynamicInitializer {
         /// `R_B0_Bk`, `α_k` (B0, metres) and `t_k − t_0` (seconds) at each frame.
         var rot: [SO3], alpha: [Vec3], dt: [Double]
         /// The integrated state at the newest frame (its `v_W` is the gravity-free velocity increment, B0).
-        var last: ImuState
+        var last: IMUState
     }
 
     /// Tries to initialise from `frames` (oldest first, spanning ≥ ~1 s) and the IMU in `buffer`. The gyro
     /// bias is refined from `gyroBias` (the prior guess) by `refineGyroBias` before the alignment.
-    func initialize(frames: [WindowFrame], buffer: ImuBuffer, gyroBias: Vec3) -> Result? {
+    func initialize(frames: [WindowFrame], buffer: IMUBuffer, gyroBias: Vec3) -> Result? {
         guard frames.count >= 5, let first = frames.first,
-              let firstImu = buffer.first, firstImu.t_ns <= first.t_ns, let lastImu = buffer.last,
-              let lastFrame = frames.last, lastImu.t_ns >= lastFrame.t_ns - 10_000_000 else { return nil }
+              let firstIMU = buffer.first, firstIMU.t_ns <= first.t_ns, let lastIMU = buffer.last,
+              let lastFrame = frames.last, lastIMU.t_ns >= lastFrame.t_ns - 10_000_000 else { return nil }
         let tracks = Self.tracks(frames, cameras: cameras)
         let bias = refineGyroBias(frames: frames, buffer: buffer, tracks: Self.longest(tracks, configuration.initializer.gyroBiasTracks),
                                   prior: gyroBias)
@@ -80,7 +80,7 @@ struct DynamicInitializer {
         let T = dt[dt.count - 1]
         let vT_B0 = v0Fixed + T * g + s.v_W
         let R_W_BT = R_W_B0 * s.R_W_B
-        let state = ImuState(t_ns: lastFrame.t_ns, R_W_B: R_W_BT, p_W: .zero, v_W: R_W_B0.act(vT_B0), gyroBias_B: bias.value)
+        let state = IMUState(t_ns: lastFrame.t_ns, R_W_B: R_W_BT, p_W: .zero, v_W: R_W_B0.act(vT_B0), gyroBias_B: bias.value)
 
         // Covariance from the least squares: Σ_x = κ σ² S⁻¹ (σ = pixel noise in normalised units, the rows
         // being 1/depth-weighted; κ = 4 covers IMU noise in the increments), plus the accel-bias prior,
@@ -142,9 +142,9 @@ struct DynamicInitializer {
     }
 
     /// Integrates the IMU over the window with gyro bias `gyroBias` (rad/s, body), without gravity.
-    func integrate(frames: [WindowFrame], buffer: ImuBuffer, gyroBias: Vec3) -> Increments {
-        let integrator = ImuPropagator(noise: noise, gravity_W: .zero)
-        var s = ImuState(t_ns: frames[0].t_ns, gyroBias_B: gyroBias)
+    func integrate(frames: [WindowFrame], buffer: IMUBuffer, gyroBias: Vec3) -> Increments {
+        let integrator = IMUPropagator(noise: noise, gravity_W: .zero)
+        var s = IMUState(t_ns: frames[0].t_ns, gyroBias_B: gyroBias)
         var rot: [SO3] = [], alpha: [Vec3] = [], dt: [Double] = []
         for f in frames {
             integrator.propagateMean(&s, to: f.t_ns, buffer: buffer)
@@ -166,7 +166,7 @@ struct DynamicInitializer {
     /// `prior` (with `initialGyroBiasStd`) when no step helps or the estimate moves more than `maxGyroBias`. Its
     /// 1-σ comes from the Gauss-Newton normal matrix with the noise model of `(v0, g)` below (at least
     /// `minGyroBiasStd`). The bias is taken as constant over the window.
-    func refineGyroBias(frames: [WindowFrame], buffer: ImuBuffer, tracks: Tracks, prior: Vec3) -> (value: Vec3, std: Double) {
+    func refineGyroBias(frames: [WindowFrame], buffer: IMUBuffer, tracks: Tracks, prior: Vec3) -> (value: Vec3, std: Double) {
         let fallback = (value: prior, std: configuration.initializer.initialGyroBiasStd)
         let sigma = configuration.updater.pixelNoiseStd / cameras[0].model.intrinsics.fx
         var bias = prior

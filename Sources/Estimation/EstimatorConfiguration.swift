@@ -42,10 +42,10 @@ public struct StateOptions: Equatable, Sendable {
     public var timeOffset = TimeOffsetOptions()
     /// Online refinement of the camera–IMU mounting (OpenVINS' `calib_cam_extrinsics`); off by default.
     public var extrinsics = ExtrinsicOptions()
-    /// Measure the IMU's white noise from its samples (`ImuNoiseEstimator`: vibration on a vehicle is often
+    /// Measure the IMU's white noise from its samples (`IMUNoiseEstimator`: vibration on a vehicle is often
     /// 10–30× the datasheet density) and propagate with the measured densities where they exceed the
     /// calibration's. Off: the calibration's densities as given.
-    public var adaptiveImuNoise: Bool = true
+    public var adaptiveIMUNoise: Bool = true
 
     /// The default options.
     public init() {}
@@ -95,7 +95,7 @@ public struct ExtrinsicOptions: Equatable, Sendable {
     public init() {}
 }
 
-/// Options of the visual updates (`MsckfUpdater`, `MapPointUpdater`).
+/// Options of the visual updates (`MSCKFUpdater`, `MapPointUpdater`).
 public struct UpdaterOptions: Equatable, Sendable {
     /// Standard deviation of a feature's position in the image, pixels (converted to normalised
     /// coordinates with each camera's `fx`).
@@ -128,7 +128,7 @@ public struct InertialInitializerOptions: Equatable, Sendable {
     public var staticTestFalseAlarm: Double = 1e-4
     /// Image motion under which the scene counts as still, pixels per frame. Comparable to the tracker's own
     /// noise (about 1 px at VGA), not tuned per dataset.
-    public var stillDisparityPx: Double = 1.0
+    public var stillDisparity_px: Double = 1.0
     /// Initialise in motion (visual-inertial alignment) when the device does not rest.
     public var dynamicInitialization: Bool = true
     /// Length of the window of frames the dynamic initialiser aligns, seconds.
@@ -163,7 +163,7 @@ public struct ZeroVelocityOptions: Equatable, Sendable {
     /// False-alarm probability of the IMU standstill test's chi-square threshold (as the static initialiser's).
     public var detectionFalseAlarm: Double = 1e-4
     /// Image motion under which the scene counts as still, pixels per frame (when the frame's disparity is known).
-    public var stillDisparityPx: Double = 1.0
+    public var stillDisparity_px: Double = 1.0
     /// Chi-square gate probability of the update's 9-row residual (velocity, mean gyro, mean accel).
     public var chi2GateProbability: Double = 0.95
 
@@ -196,17 +196,17 @@ public struct TrackingOptions: Equatable, Sendable {
 
 /// Gaps in the sensor data (`VIOEstimator`): missing IMU samples or missing camera frames.
 ///
-/// **IMU gap.** Two consecutive IMU samples farther apart than `imuGap_s(imuRateHz:)` (or a frame beyond the last
+/// **IMU gap.** Two consecutive IMU samples farther apart than `imuGap_s(imuRate_hz:)` (or a frame beyond the last
 /// sample by more than that) leave the propagation without measurements. Across such a span the filter does not
 /// integrate an interpolated or held sample; it predicts with a constant-velocity, constant-attitude motion model
 /// (`p += v Δt`, `v` and `R_W_B` held, biases held) and adds the motion model's process noise per step (the frame
 /// interval): an unknown angular rate of 1-σ `gapAngularRateStd` and acceleration of 1-σ `gapAccelStd`
-/// (`ImuPropagator.gapStep`). The camera's visual updates carry on through the gap.
+/// (`IMUPropagator.gapStep`). The camera's visual updates carry on through the gap.
 ///
 /// **Camera gap.** A frame arriving `cameraGap_s` or more after the previous one.
 ///
 /// Either puts the tracking state to `.limited(.sensorGap)` for the frames it touches and until the filter has
-/// recovered: at least `recoverySeconds` after the gap ended, the velocity 1-σ under
+/// recovered: at least `recovery_s` after the gap ended, the velocity 1-σ under
 /// `TrackingOptions.normalVelocityStd` again, and (up to `maxReanchorSeconds`) the position re-anchored to the map.
 ///
 /// **Drift across an IMU gap.** The bridged pose drifts in position and heading, which later measurements cannot
@@ -216,10 +216,10 @@ public struct TrackingOptions: Equatable, Sendable {
 public struct SensorGapOptions: Equatable, Sendable {
     /// Detect gaps (off: the IMU is interpolated across a gap as before, and no frame is `.sensorGap`).
     public var enabled: Bool = true
-    /// An IMU gap is longer than this many nominal sample periods (`1 / imuRateHz`) …
+    /// An IMU gap is longer than this many nominal sample periods (`1 / imuRate_hz`) …
     public var imuGapPeriods: Double = 5
     /// … and longer than this, seconds.
-    public var minImuGap_s: Double = 0.025
+    public var minIMUGap_s: Double = 0.025
     /// A frame this long after the previous one, or later, follows a camera gap, seconds.
     public var cameraGap_s: Double = 0.5
     /// 1-σ of the unknown angular rate per step of the motion model across an IMU gap, rad/s (handheld: turns of
@@ -233,18 +233,18 @@ public struct SensorGapOptions: Equatable, Sendable {
     /// Position drift of the bridged motion, 1-σ per second of IMU gap and per axis, m/s (as `gapYawDriftRate`).
     public var gapPositionDriftRate: Double = 0.04
     /// Tracking stays `.limited(.sensorGap)` at least this long after a gap ends, seconds.
-    public var recoverySeconds: Double = 0.5
+    public var recovery_s: Double = 0.5
     /// … and, while the position 1-σ is more than this above its value before the gap (the drift the gap added,
     /// not yet taken back by map points seen before it), metres …
     public var reanchorMargin_m: Double = 0.02
     /// … at most this long after the gap's last frame, seconds (an unmapped area cannot re-anchor).
     public var maxReanchorSeconds: Double = 2.5
 
-    /// The IMU gap threshold for an IMU at `imuRateHz` (≤ 0: 200 Hz assumed), seconds:
-    /// `max(imuGapPeriods / imuRateHz, minImuGap_s)` (200 Hz: 25 ms).
-    public func imuGap_s(imuRateHz: Double) -> Double {
-        let rate = imuRateHz > 0 ? imuRateHz : 200
-        return max(imuGapPeriods / rate, minImuGap_s)
+    /// The IMU gap threshold for an IMU at `imuRate_hz` (≤ 0: 200 Hz assumed), seconds:
+    /// `max(imuGapPeriods / imuRate_hz, minIMUGap_s)` (200 Hz: 25 ms).
+    public func imuGap_s(imuRate_hz: Double) -> Double {
+        let rate = imuRate_hz > 0 ? imuRate_hz : 200
+        return max(imuGapPeriods / rate, minIMUGap_s)
     }
 
     /// The default options.

@@ -32,11 +32,11 @@ public struct FeatureFrame: Equatable, Sendable {
     public var observations: [FeatureObservation]
     /// Median image motion of the tracked features since the previous frame, pixels, if the frontend
     /// measured it. `nil` lets the estimator compute it from the observations (using camera 0's focal length).
-    public var imageDisparityPx: Double?
+    public var imageDisparity_px: Double?
 
     /// A frame of observations at `t_ns` nanoseconds.
-    public init(t_ns: TimestampNs, observations: [FeatureObservation], imageDisparityPx: Double? = nil) {
-        self.t_ns = t_ns; self.observations = observations; self.imageDisparityPx = imageDisparityPx
+    public init(t_ns: TimestampNs, observations: [FeatureObservation], imageDisparity_px: Double? = nil) {
+        self.t_ns = t_ns; self.observations = observations; self.imageDisparity_px = imageDisparity_px
     }
 }
 

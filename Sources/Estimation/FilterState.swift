@@ -31,7 +31,7 @@ struct Clone: Equatable {
 /// clone index). Orientation errors are on the right (body frame): `R = R̂ · Exp(δθ)`. `P` is stored dense and
 /// symmetric, column-major (`P[i + j·n]`).
 struct FilterState {
-    var imu: ImuState
+    var imu: IMUState
     /// Camera–IMU time offset `t_d`, seconds: the image stamped `t_cam` was taken at IMU time `t_cam + t_d`.
     /// Estimated when `timeOffsetIndex` is set, a constant otherwise.
     var timeOffset_s: Double = 0
@@ -55,7 +55,7 @@ struct FilterState {
     func cloneIndex(_ i: Int) -> Int { cloneStart + ErrorIndex.clone * i }
 
     /// A state with a diagonal initial covariance (`diagonal.count == 15`).
-    init(imu: ImuState, diagonalCovariance diagonal: [Double]) {
+    init(imu: IMUState, diagonalCovariance diagonal: [Double]) {
         precondition(diagonal.count == ErrorIndex.imu)
         self.imu = imu
         timeOffsetIndex = nil
@@ -67,7 +67,7 @@ struct FilterState {
     /// A state with a full 15×15 initial inertial covariance and, when given, the time offset (value in
     /// seconds, prior variance in s²) and camera 0's mounting (`T_B_C0`, prior variances of its rotation in rad²
     /// and of its lever arm in m², per axis) in the state, uncorrelated with the rest.
-    init(imu: ImuState, covariance: Mat15, timeOffset: (value_s: Double, variance: Double)? = nil,
+    init(imu: IMUState, covariance: Mat15, timeOffset: (value_s: Double, variance: Double)? = nil,
          extrinsic: (T_B_C0: SE3, rotationVariance: Double, translationVariance: Double)? = nil) {
         self.imu = imu
         timeOffsetIndex = timeOffset == nil ? nil : ErrorIndex.imu

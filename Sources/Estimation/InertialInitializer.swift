@@ -7,7 +7,7 @@ import Sensors
 ///
 /// Per frame while the filter is not initialised (`tryInitialize`): the frame joins the window (the last
 /// `dynamicWindow` seconds); then
-/// 1. when the image is still (median disparity ≤ `stillDisparityPx`, or unknown) the `StaticInitializer`
+/// 1. when the image is still (median disparity ≤ `stillDisparity_px`, or unknown) the `StaticInitializer`
 ///    tries the last `staticWindow` of IMU (rest test);
 /// 2. otherwise, when `dynamicInitialization` is on and the window spans at least 90 % of `dynamicWindow`,
 ///    the `DynamicInitializer` aligns the window's tracks with the IMU.
@@ -18,7 +18,7 @@ struct InertialInitializer {
 
     /// The initial inertial state (at the time the method reports, at most the frame's) and its covariance.
     struct Result {
-        var state: ImuState
+        var state: IMUState
         var covariance: Mat15
         var method: Method
     }
@@ -29,21 +29,21 @@ struct InertialInitializer {
     /// Recent frames (oldest first), for the dynamic initialiser.
     private(set) var window: [DynamicInitializer.WindowFrame] = []
 
-    init(configuration: EstimatorConfiguration, cameras: [CameraCalibration], imu: ImuCalibration) {
+    init(configuration: EstimatorConfiguration, cameras: [CameraCalibration], imu: IMUCalibration) {
         options = configuration.initializer
         staticInitializer = StaticInitializer(configuration: configuration, imu: imu)
         dynamicInitializer = DynamicInitializer(configuration: configuration, cameras: cameras, noise: imu.noise)
     }
 
     /// Adds `frame` to the window and tries to initialise at its time (see the type's documentation).
-    /// `disparityPx` is the frame's median image motion (nil: unknown); `gyroBiasPrior` the dynamic
+    /// `disparity_px` is the frame's median image motion (nil: unknown); `gyroBiasPrior` the dynamic
     /// initialiser's prior bias (zero at a cold start, the last estimate after a reset).
-    mutating func tryInitialize(frame: FeatureFrame, disparityPx: Double?, buffer: ImuBuffer, gyroBiasPrior: Vec3) -> Result? {
+    mutating func tryInitialize(frame: FeatureFrame, disparity_px: Double?, buffer: IMUBuffer, gyroBiasPrior: Vec3) -> Result? {
         window.append(DynamicInitializer.WindowFrame(t_ns: frame.t_ns, observations: frame.observations))
         let windowStart = frame.t_ns - Time.nanoseconds(options.dynamicWindow)
         window.removeAll { $0.t_ns < windowStart }
         // At rest (and a still image, when we can tell): the static initialiser.
-        let stillImage = disparityPx.map { $0 <= options.stillDisparityPx } ?? true
+        let stillImage = disparity_px.map { $0 <= options.stillDisparity_px } ?? true
         if stillImage, let ini = staticInitializer.initialize(samples: buffer.samples, endingAt: frame.t_ns) {
             return Result(state: ini.state, covariance: ini.covariance, method: .staticRest)
         }

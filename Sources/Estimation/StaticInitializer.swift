@@ -6,7 +6,7 @@ import Sensors
 struct StaticInitialization {
     /// The state at the end of the rest window: gravity-aligned orientation with yaw 0, zero
     /// position and velocity, gyro bias = mean gyro, accel bias 0.
-    var state: ImuState
+    var state: IMUState
     /// Initial 15×15 error-state covariance (row-major `Mat15`).
     var covariance: Mat15
     /// The test statistic and its threshold (for diagnostics).
@@ -26,12 +26,12 @@ struct StaticInitialization {
 /// rate by a gyro bias (`maxGyroBias`); a device turning steadily would otherwise pass.
 struct StaticInitializer {
     var configuration: EstimatorConfiguration
-    var imu: ImuCalibration
+    var imu: IMUCalibration
     /// The largest gyro bias a MEMS gyro plausibly has, rad/s (datasheets: ≤ 0.2 rad/s).
     var maxGyroBias: Double = 0.2
     private let table: ChiSquareTable
 
-    init(configuration: EstimatorConfiguration, imu: ImuCalibration) {
+    init(configuration: EstimatorConfiguration, imu: IMUCalibration) {
         self.configuration = configuration
         self.imu = imu
         table = ChiSquareTable(probability: 1 - configuration.initializer.staticTestFalseAlarm)
@@ -39,7 +39,7 @@ struct StaticInitializer {
 
     /// Tries to initialise from the samples of the window ending at `t_ns`. Returns `nil` when the
     /// window is not complete or the device is not at rest.
-    func initialize(samples all: [ImuSample], endingAt t_ns: TimestampNs) -> StaticInitialization? {
+    func initialize(samples all: [IMUSample], endingAt t_ns: TimestampNs) -> StaticInitialization? {
         let window = Time.nanoseconds(configuration.initializer.staticWindow)
         let start = t_ns - window
         let samples = all.filter { $0.t_ns > start && $0.t_ns <= t_ns }
@@ -80,7 +80,7 @@ struct StaticInitializer {
 
         // Orientation with yaw 0 from the gravity direction: f_B = R_W_Bᵀ (0, 0, g).
         let R_W_B = gravityAlignedRotation(specificForce: aMean)
-        let state = ImuState(t_ns: t_ns, R_W_B: R_W_B, gyroBias_B: gMean)
+        let state = IMUState(t_ns: t_ns, R_W_B: R_W_B, gyroBias_B: gMean)
 
         // Covariance. Tilt: the unknown accel bias dominates (σ_ba / g rad). Yaw and position are the
         // gauge (unobservable): small fixed values. Orientation error is in the body frame, so the

@@ -7,12 +7,12 @@ import Sensors
 /// of the last `maxClones` body poses and MSCKF visual updates (OpenVINS-style), static
 /// initialisation, zero-velocity updates, and an ARKit-like tracking state.
 ///
-/// Feed IMU samples in time order with `addImu`, and after the samples up to a frame's time, the
+/// Feed IMU samples in time order with `addIMU`, and after the samples up to a frame's time, the
 /// frame's feature observations with `addFrame`; each frame returns the estimate at its time.
 ///
 /// ```swift
 /// let vio = VIOEstimator(configuration: .init(), cameras: [cam0], imu: imuCalibration)
-/// for s in imuSamples where s.t_ns <= frame.t_ns { vio.addImu(s) }
+/// for s in imuSamples where s.t_ns <= frame.t_ns { vio.addIMU(s) }
 /// let out = vio.addFrame(frame)   // out.T_W_B, out.trackingState, …
 /// ```
 ///
@@ -25,19 +25,19 @@ public final class VIOEstimator {
     /// Cameras, indexed by `FeatureObservation.camera`.
     public let cameras: [CameraCalibration]
     /// IMU calibration.
-    public let imu: ImuCalibration
+    public let imu: IMUCalibration
 
-    private var buffer = ImuBuffer()
+    private var buffer = IMUBuffer()
     /// The inertial state's first estimate at the filter's time: the propagated value before the update.
-    private var imuFirstEstimate: ImuState?
+    private var imuFirstEstimate: IMUState?
     private var filter: FilterState?
     private var features = FeatureDatabase()
     /// Static or dynamic initialisation, with its window of recent frames.
     private var initializer: InertialInitializer
-    private var propagator: ImuPropagator
-    /// The IMU's measured white-noise level (vibration included), when `state.adaptiveImuNoise` is on.
-    private var noiseEstimator: ImuNoiseEstimator?
-    private let msckf: MsckfUpdater
+    private var propagator: IMUPropagator
+    /// The IMU's measured white-noise level (vibration included), when `state.adaptiveIMUNoise` is on.
+    private var noiseEstimator: IMUNoiseEstimator?
+    private let msckf: MSCKFUpdater
     private let zupt: ZeroVelocityUpdater
     private let mapUpdater: MapPointUpdater
     private let R_B_S: SO3
@@ -47,7 +47,7 @@ public final class VIOEstimator {
     private var relocalizing = false
     private var failedStreak = 0
     /// Pose and yaw to continue from after a reset (keeps W continuous across a re-initialisation).
-    private var lastGood: ImuState?
+    private var lastGood: IMUState?
     /// The time offset to continue from after a reset, seconds.
     private var lastGoodTimeOffset_s: Double?
     /// Camera 0's mounting to continue from after a reset (when it is estimated).
@@ -56,7 +56,7 @@ public final class VIOEstimator {
     /// The filter has reported `.normal` since the last (re-)initialisation.
     private var normalSinceInit = false
     /// How spans without IMU data are bridged; nil when gap detection is off.
-    private let gapModel: ImuPropagator.GapModel?
+    private let gapModel: IMUPropagator.GapModel?
     /// Time of the last frame touched by a sensor gap while the filter has not recovered from it, ns.
     private var lastGapFrame_ns: TimestampNs?
     /// Seconds bridged without IMU data in the current IMU gap (0 outside one).
@@ -68,26 +68,26 @@ public final class VIOEstimator {
     public private(set) var lastDiagnostics = EstimatorDiagnostics()
 
     /// An estimator for the given rig. `cameras` must not be empty; camera 0 defines `T_W_C`.
-    public init(configuration: EstimatorConfiguration, cameras: [CameraCalibration], imu: ImuCalibration) {
+    public init(configuration: EstimatorConfiguration, cameras: [CameraCalibration], imu: IMUCalibration) {
         precondition(!cameras.isEmpty, "VIOEstimator needs at least one camera")
         self.configuration = configuration
         self.cameras = cameras
         self.imu = imu
         initializer = InertialInitializer(configuration: configuration, cameras: cameras, imu: imu)
-        propagator = ImuPropagator(noise: imu.noise, gravity_W: Vec3(0, 0, -configuration.gravity))
-        msckf = MsckfUpdater(cameras: cameras, configuration: configuration)
+        propagator = IMUPropagator(noise: imu.noise, gravity_W: Vec3(0, 0, -configuration.gravity))
+        msckf = MSCKFUpdater(cameras: cameras, configuration: configuration)
         zupt = ZeroVelocityUpdater(configuration: configuration, imu: imu)
         mapUpdater = MapPointUpdater(cameras: cameras, pixelNoiseStd: configuration.updater.pixelNoiseStd,
                                      gateProbability: configuration.updater.mapChi2GateProbability)
         R_B_S = imu.T_B_S.rotation
         let gapOptions = configuration.tracking.sensorGap
         gapModel = gapOptions.enabled
-            ? ImuPropagator.GapModel(limit_ns: Time.nanoseconds(gapOptions.imuGap_s(imuRateHz: imu.rateHz)),
+            ? IMUPropagator.GapModel(limit_ns: Time.nanoseconds(gapOptions.imuGap_s(imuRate_hz: imu.rateHz)),
                                      angularRateStd: gapOptions.gapAngularRateStd, accelStd: gapOptions.gapAccelStd)
             : nil
-        if configuration.state.adaptiveImuNoise {
+        if configuration.state.adaptiveIMUNoise {
             let frameInterval = cameras[0].rateHz > 0 ? 1 / cameras[0].rateHz : 0.05
-            noiseEstimator = ImuNoiseEstimator(frameInterval: frameInterval, imuRateHz: imu.rateHz > 0 ? imu.rateHz : 200)
+            noiseEstimator = IMUNoiseEstimator(frameInterval: frameInterval, imuRate_hz: imu.rateHz > 0 ? imu.rateHz : 200)
         }
     }
 
@@ -98,7 +98,7 @@ public final class VIOEstimator {
         return (0..<36).map { f.covariance($0 / 6, $0 % 6) }
     }
 
-    /// The IMU noise the propagation uses now: the calibration's, or (with `state.adaptiveImuNoise`) the measured
+    /// The IMU noise the propagation uses now: the calibration's, or (with `state.adaptiveIMUNoise`) the measured
     /// densities where they are larger.
     public var imuNoiseInUse: AxisNoise { propagator.noise }
 
@@ -107,8 +107,8 @@ public final class VIOEstimator {
 
     /// Adds one IMU sample (in the IMU frame S, bias and noise included). Samples not newer than the
     /// previous one, or not finite, are ignored.
-    public func addImu(_ s: ImuSample) {
-        let sample_B = ImuSample(t_ns: s.t_ns, gyro_B: R_B_S.act(s.gyro_B), accel_B: R_B_S.act(s.accel_B))
+    public func addIMU(_ s: IMUSample) {
+        let sample_B = IMUSample(t_ns: s.t_ns, gyro_B: R_B_S.act(s.gyro_B), accel_B: R_B_S.act(s.accel_B))
         if buffer.append(sample_B) { noiseEstimator?.add(sample_B) }
     }
 
@@ -120,12 +120,12 @@ public final class VIOEstimator {
         if let last = lastFrameTime, frame.t_ns <= last, let out = lastOutput { return out }
         let previousFrameTime = lastFrameTime
         lastFrameTime = frame.t_ns
-        let given = frame.imageDisparityPx.flatMap { $0.isFinite && $0 >= 0 ? $0 : nil }
+        let given = frame.imageDisparity_px.flatMap { $0.isFinite && $0 >= 0 ? $0 : nil }
         let disparity = given ?? measureDisparity(frame)
         previousFrame = Dictionary(frame.observations.filter { $0.camera == 0 && $0.normalized.x.isFinite && $0.normalized.y.isFinite }
                                        .map { ($0.id, $0.normalized) },
                                    uniquingKeysWith: { a, _ in a })
-        diag.disparityPx = disparity
+        diag.disparity_px = disparity
         let tracked = frame.observations.filter { $0.camera == 0 }.count
         diag.trackedFeatures = tracked
         defer {
@@ -143,13 +143,13 @@ public final class VIOEstimator {
         // Propagate to the IMU time the image was taken at, t_cam + t̂_d (never backwards).
         let poseTime = max(imuTime(ofImage: frame.t_ns, offset: state.timeOffset_s), state.imu.t_ns)
         var imuState = state.imu
-        var (phi, q, gapSeconds) = propagator.propagate(&imuState, to: poseTime, buffer: buffer, gap: gapModel)
-        diag.imuGapSeconds = gapSeconds
+        var (phi, q, gap_s) = propagator.propagate(&imuState, to: poseTime, buffer: buffer, gap: gapModel)
+        diag.imuGap_s = gap_s
         // A camera gap: this frame comes long after the previous one.
         let cameraGap = configuration.tracking.sensorGap.enabled && previousFrameTime.map {
             Time.seconds(frame.t_ns - $0) >= configuration.tracking.sensorGap.cameraGap_s
         } ?? false
-        if gapSeconds > 0 || cameraGap {
+        if gap_s > 0 || cameraGap {
             diag.sensorGap = true
             if lastGapFrame_ns == nil { preGapPositionStd = state.positionStd }
             lastGapFrame_ns = frame.t_ns
@@ -157,13 +157,13 @@ public final class VIOEstimator {
         // FEJ only once converged: first estimates from the start-up transient would pin bad linearisation
         // points (until then the clones' first estimates follow the updates, see `finish`). Not across an IMU
         // gap: the motion model's Φ is not the inertial one the first-estimate form replaces.
-        if configuration.state.firstEstimateJacobians, normalSinceInit, gapSeconds == 0, let first = imuFirstEstimate, first.t_ns == state.imu.t_ns {
+        if configuration.state.firstEstimateJacobians, normalSinceInit, gap_s == 0, let first = imuFirstEstimate, first.t_ns == state.imu.t_ns {
             propagator.applyFirstEstimates(&phi, first: first, end: imuState)
         }
         imuFirstEstimate = imuState // the prior at this frame is the next interval's first estimate
         state.imu = imuState
         state.propagateCovariance(phi: phi, q: q)
-        inflateGaugeAcrossGap(&state, gapSeconds: gapSeconds)
+        inflateGaugeAcrossGap(&state, gap_s: gap_s)
 
         // Standstill: IMU consistent with rest and (when known) a still image → zero-velocity update.
         let nominal = cameras[0].rateHz > 0 ? Time.nanoseconds(1 / cameras[0].rateHz) : 50_000_000
@@ -171,7 +171,7 @@ public final class VIOEstimator {
         let intervalStart = max(previousFrameTime ?? (frame.t_ns - nominal), frame.t_ns - 4 * nominal) + shift
         let interval = buffer.samples(after: intervalStart, through: poseTime)
         if configuration.zeroVelocity.enabled, !diag.sensorGap, let stats = zupt.statistics(interval),
-           disparity.map({ $0 <= configuration.zeroVelocity.stillDisparityPx }) ?? true,
+           disparity.map({ $0 <= configuration.zeroVelocity.stillDisparity_px }) ?? true,
            zupt.imuSaysStill(stats, state: state), zupt.update(state: &state, stats: stats) {
             diag.zeroVelocityUpdate = true
             filter = state
@@ -241,7 +241,7 @@ public final class VIOEstimator {
     /// Tries to initialise (`InertialInitializer`: static at rest, dynamic in motion); on success sets `filter`
     /// at the frame time.
     private func initialize(_ frame: FeatureFrame, disparity: Double?, diag: inout EstimatorDiagnostics) -> Bool {
-        guard let ini = initializer.tryInitialize(frame: frame, disparityPx: disparity, buffer: buffer,
+        guard let ini = initializer.tryInitialize(frame: frame, disparity_px: disparity, buffer: buffer,
                                                   gyroBiasPrior: lastGood?.gyroBias_B ?? .zero) else { return false }
         var s = ini.state
         if let prev = lastGood {
@@ -284,8 +284,8 @@ public final class VIOEstimator {
 
     /// Forgets everything (as after construction).
     public func reset() {
-        filter = nil; features.removeAll(); buffer = ImuBuffer(); previousFrame = [:]; initializer.reset()
-        if let e = noiseEstimator { noiseEstimator = ImuNoiseEstimator(blockSamples: e.blockSamples, windowBlocks: e.windowBlocks,
+        filter = nil; features.removeAll(); buffer = IMUBuffer(); previousFrame = [:]; initializer.reset()
+        if let e = noiseEstimator { noiseEstimator = IMUNoiseEstimator(blockSamples: e.blockSamples, windowBlocks: e.windowBlocks,
                                                                        minimumBlocks: e.minimumBlocks) }
         propagator.noise = AxisNoise(imu.noise)
         lastFrameTime = nil; relocalizing = false; failedStreak = 0; lastGood = nil; lastOutput = nil
@@ -320,10 +320,10 @@ public final class VIOEstimator {
     /// the gauge directions only (`FilterState.inflateGauge`), growing linearly with the bridged time T:
     /// 1-σ `gapYawDriftRate · T` and `gapPositionDriftRate · T`; map reuse (`addMapObservations`) then pulls the
     /// pose back to the map as soon as points mapped before the gap are seen again.
-    private func inflateGaugeAcrossGap(_ state: inout FilterState, gapSeconds: Double) {
-        guard gapSeconds > 0 else { gapBridged_s = 0; return }
+    private func inflateGaugeAcrossGap(_ state: inout FilterState, gap_s: Double) {
+        guard gap_s > 0 else { gapBridged_s = 0; return }
         let options = configuration.tracking.sensorGap
-        let before = gapBridged_s, after = before + gapSeconds
+        let before = gapBridged_s, after = before + gap_s
         gapBridged_s = after
         let growth = after * after - before * before // σ² ∝ T²
         state.inflateGauge(yaw_rad: options.gapYawDriftRate * growth.squareRoot(),
@@ -399,7 +399,7 @@ public final class VIOEstimator {
             // Still converging after (re-)initialisation.
             tracking = .limited(relocalizing ? .relocalizing : .initializing)
         } else if let gapFrame = lastGapFrame_ns, diag.sensorGap
-                    || Time.seconds(frame.t_ns - gapFrame) < configuration.tracking.sensorGap.recoverySeconds
+                    || Time.seconds(frame.t_ns - gapFrame) < configuration.tracking.sensorGap.recovery_s
                     || state.velocityStd > configuration.tracking.normalVelocityStd
                     || !reanchored(state, since: gapFrame, at: frame.t_ns) {
             // In a sensor gap, or not recovered from one yet.
@@ -432,7 +432,7 @@ public final class VIOEstimator {
             out.orientationStd_rad = filter?.orientationStd ?? .infinity
         } else {
             // No estimate: the last good pose (or identity), never NaN.
-            let s = lastGood ?? ImuState(t_ns: t)
+            let s = lastGood ?? IMUState(t_ns: t)
             let T_B_C0 = lastGoodMounting ?? cameras[0].T_B_C
             out = EstimatorOutput(t_ns: t, trackingState: tracking, T_W_B: s.T_W_B, v_W: .zero, gyroBias_B: s.gyroBias_B,
                                   accelBias_B: s.accelBias_B, T_W_C: s.T_W_B * T_B_C0,
@@ -448,7 +448,7 @@ public struct EstimatorDiagnostics: Equatable, Sendable {
     /// Feature observations of camera 0 in the frame.
     public var trackedFeatures = 0
     /// Median image motion since the previous frame, pixels (nil if unknown).
-    public var disparityPx: Double?
+    public var disparity_px: Double?
     /// The static initialiser succeeded on this frame.
     public var initialized = false
     /// The initialisation on this frame was the dynamic (in-motion) one.
@@ -466,7 +466,7 @@ public struct EstimatorDiagnostics: Equatable, Sendable {
     /// The frame follows a sensor gap: IMU data missing in its interval, or a camera gap before it.
     public var sensorGap = false
     /// Seconds of this frame's propagation bridged without IMU data (`SensorGapOptions`).
-    public var imuGapSeconds = 0.0
+    public var imuGap_s = 0.0
     /// Points accepted in the visual update.
     public var landmarks: [Landmark] = []
     /// Empty diagnostics.

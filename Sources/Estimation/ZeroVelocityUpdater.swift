@@ -17,11 +17,11 @@ import Sensors
 /// With right orientation error, `∂(Rᵀg)/∂δθ = [R̂ᵀg]×`.
 struct ZeroVelocityUpdater {
     var configuration: EstimatorConfiguration
-    var imu: ImuCalibration
+    var imu: IMUCalibration
     private let detectTable: ChiSquareTable
     private let gateTable: ChiSquareTable
 
-    init(configuration: EstimatorConfiguration, imu: ImuCalibration) {
+    init(configuration: EstimatorConfiguration, imu: IMUCalibration) {
         self.configuration = configuration
         self.imu = imu
         gateTable = ChiSquareTable(probability: configuration.zeroVelocity.chi2GateProbability)
@@ -35,7 +35,7 @@ struct ZeroVelocityUpdater {
         var gyroMeanVar: Vec3, accelMeanVar: Vec3
     }
 
-    func statistics(_ samples: ArraySlice<ImuSample>) -> Statistics? {
+    func statistics(_ samples: ArraySlice<IMUSample>) -> Statistics? {
         guard samples.count >= 2, let f = samples.first, let l = samples.last, l.t_ns > f.t_ns else { return nil }
         let n = Double(samples.count)
         let rate = (n - 1) / (Double(l.t_ns - f.t_ns) * 1e-9)

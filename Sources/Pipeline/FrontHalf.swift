@@ -7,7 +7,7 @@ import Vision
 /// then the frame's decoded image(s) and tracked features (or why it has none).
 struct FrontWork {
     /// IMU samples (in order) to give the estimator before this frame.
-    var imu: [ImuSample] = []
+    var imu: [IMUSample] = []
     /// The frame; nil for the last item, which carries only the IMU after the last frame.
     var left: CameraFrameRef?
     /// The decoded left (and right) image; nil when the frame is skipped.
@@ -15,7 +15,7 @@ struct FrontWork {
     /// Why the frame is skipped (an image that cannot be decoded).
     var skipped: SkippedImage?
     /// Gyro samples spanning the interval since the previous frame (empty for the first), for the frontend.
-    var gyro: [ImuSample] = []
+    var gyro: [IMUSample] = []
     /// The frontend's features, or its error (which ends the run); nil until tracked.
     var features: Result<FeatureFrameResult, any Error>?
     /// CPU time of the decode and of the frontend, on the thread that ran each, ns.
@@ -33,7 +33,7 @@ final class FrontHalf {
     private let endT: TimestampNs, stopT: TimestampNs
     private let loadImage: (CameraFrameRef) throws -> GrayImage
     /// Gyro samples spanning the interval since the previous frame (plus 20 ms before it, for interpolation).
-    private var recentImu: [ImuSample] = []
+    private var recentIMU: [IMUSample] = []
     private var lastFrameT: TimestampNs?
     private var finished = false
 
@@ -63,7 +63,7 @@ final class FrontHalf {
             switch event {
             case .imu(let sample):
                 work.imu.append(sample)
-                recentImu.append(sample)
+                recentIMU.append(sample)
                 continue
             case .frame(let cameraIndex, let ref):
                 guard cameraIndex == 0, ref.t_ns <= endT else { continue }
@@ -75,9 +75,9 @@ final class FrontHalf {
             work.left = left
             decode(left: left, right: right, into: &work)
             if work.images != nil {
-                work.gyro = lastFrameT == nil ? [] : recentImu
+                work.gyro = lastFrameT == nil ? [] : recentIMU
                 lastFrameT = left.t_ns
-                recentImu.removeAll { $0.t_ns < left.t_ns - 20_000_000 }
+                recentIMU.removeAll { $0.t_ns < left.t_ns - 20_000_000 }
             }
             return work
         }

@@ -19,7 +19,7 @@ public struct MapReuseOptions: Equatable, Sendable {
     /// A matched point is applied again at most this often while its new track lives, ns.
     public var reapplyEvery_ns: TimestampNs = 500_000_000
     /// A track is matched to a map point projecting within this distance of it, pixels.
-    public var searchRadiusPx = 12.0
+    public var searchRadius_px = 12.0
     /// Largest Hamming distance of a match (of 256 bits).
     public var maxHamming = 50
     /// The best match must beat the second best by this factor (Lowe's ratio, on Hamming distances).
@@ -100,7 +100,7 @@ final class MapReobserver {
         matched = matched.filter { live.contains($0.key) }
         // Candidate map points: not seen for `minGap`, in front of the camera and inside the image.
         let T_C_W = T_W_C.inverse
-        let cell = max(options.searchRadiusPx, 4)
+        let cell = max(options.searchRadius_px, 4)
         var grid: [SIMD2<Int32>: [(Int, Vec2)]] = [:]
         let taken = Set(matched.values.map(\.mapId))
         for p in points.values where p.lastSeen_ns <= t_ns - options.minGap_ns && !taken.contains(p.id) {
@@ -122,7 +122,7 @@ final class MapReobserver {
             var best = (id: -1, dist: Int.max), second = Int.max
             for gx in (cx - 1)...(cx + 1) {
                 for gy in (cy - 1)...(cy + 1) {
-                    for (id, px) in grid[SIMD2(gx, gy)] ?? [] where (px - f.pixel).norm <= options.searchRadiusPx {
+                    for (id, px) in grid[SIMD2(gx, gy)] ?? [] where (px - f.pixel).norm <= options.searchRadius_px {
                         guard let p = points[id] else { continue }
                         let h = d.hammingDistance(to: p.descriptor)
                         if h < best.dist { second = best.dist; best = (id, h) } else if h < second { second = h }

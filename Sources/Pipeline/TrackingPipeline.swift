@@ -12,7 +12,7 @@ public struct PipelineOptions: Sendable {
     /// Track with both cameras (cam0 left, cam1 right) when the dataset has them.
     public var stereo = false
     /// Stop after this many seconds of camera data (from the first frame); nil runs to the end.
-    public var maxSeconds: Double?
+    public var max_s: Double?
     /// Pace the replay like the recording (sleep between frames) instead of running flat out.
     public var realtime = false
     /// Frontend settings.
@@ -47,9 +47,9 @@ public struct PipelineProgress: Sendable {
     /// Frames the run will process in all.
     public var totalFrames: Int
     /// Dataset time processed, seconds since the first frame.
-    public var datasetSeconds: Double
+    public var dataset_s: Double
     /// Wall time so far, seconds.
-    public var wallSeconds: Double
+    public var wall_s: Double
     /// The latest tracking state.
     public var trackingState: TrackingState
 }
@@ -76,9 +76,9 @@ public struct PipelineSummary: Sendable {
     /// `limited` for a reason other than initialising or relocalising).
     public var bodyTrajectory: [StampedPose]
     /// Dataset time covered, seconds.
-    public var datasetSeconds: Double
+    public var dataset_s: Double
     /// Wall time of the run, seconds.
-    public var wallSeconds: Double
+    public var wall_s: Double
     /// Per-stage timing statistics, milliseconds per frame.
     public var stages: [StageStatistics]
     /// Whole-pipeline timing statistics per frame.
@@ -150,7 +150,7 @@ public final class TrackingPipeline {
     /// summary up to the last completed frame (so a caller can still report and save it).
     public private(set) var summarySoFar: PipelineSummary?
 
-    /// Runs to the end of the dataset (or `maxSeconds`).
+    /// Runs to the end of the dataset (or `max_s`).
     ///
     /// A frame whose image cannot be decoded (corrupt data) is skipped: `onWarning` gets one message naming
     /// the file, the IMU keeps flowing, and the frame is listed in the summary's `skippedImages`.
@@ -170,7 +170,7 @@ public final class TrackingPipeline {
         var lastProgress = wallStart
         let frames = dataset.cameras[0].frames
         guard let firstFrameT = frames.first?.t_ns else { throw PipelineError.badInput("\(dataset.path): cam0 has no images") }
-        let endT: TimestampNs = options.maxSeconds.map { firstFrameT + Time.nanoseconds($0) } ?? TimestampNs.max
+        let endT: TimestampNs = options.max_s.map { firstFrameT + Time.nanoseconds($0) } ?? TimestampNs.max
         let totalFrames = frames.lazy.filter { $0.t_ns <= endT }.count
 
         var frameCount = 0
@@ -188,8 +188,8 @@ public final class TrackingPipeline {
             let lastT = trajectory.last?.t_ns ?? firstFrameT
             let dataEnd = completed ? (frames.prefix(totalFrames).last?.t_ns ?? firstFrameT) : (lastProcessedT ?? firstFrameT)
             return PipelineSummary(frames: frameCount, trackingStateCounts: stateCounts, bodyTrajectory: trajectory,
-                                   datasetSeconds: Time.seconds(max(lastT, dataEnd) - firstFrameT),
-                                   wallSeconds: wall, stages: profiler.statistics, total: profiler.total,
+                                   dataset_s: Time.seconds(max(lastT, dataEnd) - firstFrameT),
+                                   wall_s: wall, stages: profiler.statistics, total: profiler.total,
                                    secondsToNormal: firstNormalT.map { Time.seconds($0 - firstFrameT) },
                                    skippedImages: skipped, stoppedEarly: stoppedEarly, lastEstimate: lastEstimate)
         }
@@ -205,7 +205,7 @@ public final class TrackingPipeline {
         frontThread?.start()
         defer { frontThread?.stop() }
         while let work = frontThread?.next() ?? (frontThread == nil ? front.next() : nil) {
-            for sample in work.imu { profiler.measure(.propagation) { estimator.addImu(sample) } }
+            for sample in work.imu { profiler.measure(.propagation) { estimator.addIMU(sample) } }
             guard let left = work.left else { continue }
             if let shouldStop, shouldStop() { stoppedEarly = true; break }
             if options.realtime { pace(datasetT: left.t_ns - firstFrameT, wallStart: wallStart) }
@@ -226,7 +226,7 @@ public final class TrackingPipeline {
                 observations: features.features.map {
                     FeatureObservation(id: $0.id, camera: 0, normalized: $0.normalized, rightNormalized: $0.rightNormalized)
                 },
-                imageDisparityPx: features.meanDisparityPx)
+                imageDisparity_px: features.meanDisparity_px)
             var estimate = profiler.measure(.update) { estimator.addFrame(featureFrame) }
             lastProcessedT = left.t_ns
             // Map reuse: points mapped earlier and seen again refine this frame's pose.
@@ -278,8 +278,8 @@ public final class TrackingPipeline {
             if let progress, now - lastProgress > 1_000_000_000 {
                 lastProgress = now
                 progress(PipelineProgress(frames: frameCount, totalFrames: totalFrames,
-                                          datasetSeconds: Time.seconds(left.t_ns - firstFrameT),
-                                          wallSeconds: Double(now - wallStart) * 1e-9, trackingState: lastState))
+                                          dataset_s: Time.seconds(left.t_ns - firstFrameT),
+                                          wall_s: Double(now - wallStart) * 1e-9, trackingState: lastState))
             }
         }
         let finalRecords = try consumers.flatMap { try $0.finish() }

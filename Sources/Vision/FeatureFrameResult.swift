@@ -58,10 +58,10 @@ public struct FeatureFrameResult: Equatable, Sendable {
     /// Median image motion of the tracks carried over from the previous frame, pixels (0 in the first
     /// frame or when none were carried over). The name is historical: it is a median, robust to
     /// outliers. Near zero means the camera is still (standstill detection).
-    public var meanDisparityPx: Double
+    public var meanDisparity_px: Double
 
     /// A frame result.
-    public init(t_ns: TimestampNs, features: [TrackedFeature], stats: FeatureTrackingStats, meanDisparityPx: Double) {
-        self.t_ns = t_ns; self.features = features; self.stats = stats; self.meanDisparityPx = meanDisparityPx
+    public init(t_ns: TimestampNs, features: [TrackedFeature], stats: FeatureTrackingStats, meanDisparity_px: Double) {
+        self.t_ns = t_ns; self.features = features; self.stats = stats; self.meanDisparity_px = meanDisparity_px
     }
 }

@@ -125,14 +125,14 @@ public final class FeatureTracker {
             TrackedFeature(id: $0.id, pixel: Vec2(Double($0.pixel.x), Double($0.pixel.y)), normalized: $0.normalized,
                            age: $0.age, rightPixel: $0.right?.pixel, rightNormalized: $0.right?.normalized)
         }
-        return FeatureFrameResult(t_ns: t_ns, features: features, stats: stats, meanDisparityPx: disparity)
+        return FeatureFrameResult(t_ns: t_ns, features: features, stats: stats, meanDisparity_px: disparity)
     }
 
     /// Processes the next frame, predicting track motion from gyroscope samples: the rotation from the
     /// previous frame's time to `t_ns` is integrated from `gyroSamples` (those around the interval;
     /// see `GyroIntegration.bodyRotation`) and mapped into the camera with `camera.T_B_C`.
     public func track(_ image: GrayImage, right: GrayImage? = nil, t_ns: TimestampNs,
-                      gyroSamples: [ImuSample]) throws -> FeatureFrameResult {
+                      gyroSamples: [IMUSample]) throws -> FeatureFrameResult {
         var rotation: SO3?
         if let t0 = previousT_ns, !gyroSamples.isEmpty {
             rotation = GyroIntegration.cameraRotation(samples: gyroSamples, from: t0, to: t_ns, T_B_C: camera.T_B_C)

@@ -21,7 +21,7 @@ public enum GyroIntegration {
     /// `samples` need not be limited to [t0, t1]: the rate is interpolated linearly between samples
     /// and held constant before the first and after the last. An empty list gives the identity.
     /// Bias is not removed: pass bias-corrected samples when a bias estimate exists.
-    public static func bodyRotation(samples: [ImuSample], from t0: TimestampNs, to t1: TimestampNs) -> SO3 {
+    public static func bodyRotation(samples: [IMUSample], from t0: TimestampNs, to t1: TimestampNs) -> SO3 {
         guard t1 > t0, let first = samples.first else { return .identity }
         if samples.count == 1 { return SO3.exp(first.gyro_B * Time.seconds(t1 - t0)) }
         // Breakpoints: t0, the sample times inside (t0, t1), t1; the rate at each by interpolation.
@@ -57,7 +57,7 @@ public enum GyroIntegration {
     }
 
     /// `R_Cnew_Cold` straight from gyro samples: `cameraRotation(bodyRotation(...), T_B_C)`.
-    public static func cameraRotation(samples: [ImuSample], from t0: TimestampNs, to t1: TimestampNs, T_B_C: SE3) -> SO3 {
+    public static func cameraRotation(samples: [IMUSample], from t0: TimestampNs, to t1: TimestampNs, T_B_C: SE3) -> SO3 {
         cameraRotation(R_B0_B1: bodyRotation(samples: samples, from: t0, to: t1), T_B_C: T_B_C)
     }
 }

@@ -59,7 +59,7 @@ struct FeaturesDrawing {
             }
         }
         trails = next
-        let label = "t=\(result.t_ns) features=\(result.features.count) new=\(result.stats.detected) motion=\(String(format: "%.1f", result.meanDisparityPx))px"
+        let label = "t=\(result.t_ns) features=\(result.features.count) new=\(result.stats.detected) motion=\(String(format: "%.1f", result.meanDisparity_px))px"
         try canvas.drawText(label, at: SIMD2(6, 16), scale: 0.45, color: .yellow)
         let path = (directory as NSString).appendingPathComponent(String(format: "%06d.png", index))
         do { try ImageCodec.writePNG(canvas, to: path) } catch { throw CLIError.failure("\(error)") }

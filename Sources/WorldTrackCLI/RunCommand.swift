@@ -147,12 +147,12 @@ struct RunCommand: ParsableCommand {
             log.line("run: settings from \(config)")
         }
         options.stereo = stereo
-        options.maxSeconds = seconds
+        options.max_s = seconds
         options.realtime = realtime
         options.threads = threads
         // The flags override the configuration file only when given.
         if noMapReuse { options.mapReuse.enabled = false }
-        if calibratedIMUNoise { options.estimator.state.adaptiveImuNoise = false }
+        if calibratedIMUNoise { options.estimator.state.adaptiveIMUNoise = false }
         if let timeOffset_ms {
             guard timeOffset_ms.isFinite, abs(timeOffset_ms) <= options.estimator.state.timeOffset.maxMagnitude_s * 1000 else {
                 throw CLIError.badInput("--time-offset-ms \(timeOffset_ms): must be a number of milliseconds within ±\(Int(options.estimator.state.timeOffset.maxMagnitude_s * 1000))")
@@ -205,7 +205,7 @@ struct RunCommand: ParsableCommand {
             summary = try pipeline.run(
                 progress: { p in
                     log.progress(String(format: "run: frame %d/%d  t=%.1f s  %.0f fps  %@", p.frames, p.totalFrames,
-                                        p.datasetSeconds, Double(p.frames) / max(p.wallSeconds, 1e-9), p.trackingState.description))
+                                        p.dataset_s, Double(p.frames) / max(p.wall_s, 1e-9), p.trackingState.description))
                 },
                 onPose: { pose in trajectoryFile?.append(TrajectoryFile.tumLine(pose)) },
                 onWarning: { log.warning($0) },

@@ -32,9 +32,9 @@ struct StderrLog {
     /// The end-of-run summary (always printed, even with --quiet: it is the run's result).
     func summary(_ s: PipelineSummary) {
         if isTerminal && !quiet { Stderr.write("\r\u{1B}[K") }
-        let fps = Double(s.frames) / max(s.wallSeconds, 1e-9)
+        let fps = Double(s.frames) / max(s.wall_s, 1e-9)
         var text = String(format: "run: %d frames (%.1f s of data) in %.1f s wall: %.0f fps, %.1f× real time\n",
-                          s.frames, s.datasetSeconds, s.wallSeconds, fps, s.datasetSeconds / max(s.wallSeconds, 1e-9))
+                          s.frames, s.dataset_s, s.wall_s, fps, s.dataset_s / max(s.wall_s, 1e-9))
         let states = s.trackingStateCounts.sorted { $0.value > $1.value }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
         text += "run: tracking states: \(states.isEmpty ? "none (no frame ran)" : states)\n"
         if let t = s.secondsToNormal { text += String(format: "run: normal tracking after %.2f s\n", t) }
@@ -258,8 +258,8 @@ struct RunSummaryJSON: Codable {
 
     init(_ s: PipelineSummary, dataset: String, stopped: String? = nil, configuration options: PipelineOptions? = nil) {
         self.dataset = dataset
-        frames = s.frames; dataset_s = s.datasetSeconds; wall_s = s.wallSeconds
-        fps = Double(s.frames) / max(s.wallSeconds, 1e-9)
+        frames = s.frames; dataset_s = s.dataset_s; wall_s = s.wall_s
+        fps = Double(s.frames) / max(s.wall_s, 1e-9)
         ms_per_frame_median = s.total?.median_ms
         seconds_to_normal = s.secondsToNormal
         tracking_states = s.trackingStateCounts

@@ -19,7 +19,7 @@ import Testing
     static func scene() -> (FilterState, FeatureTrack, SE3) {
         let T_B_C0 = cam0.T_B_C * SE3(rotation: SO3(angle: 0.5 * .pi / 180, axis: Vec3(1, -1, 2).normalized),
                                       translation: Vec3(0.004, 0, -0.002))
-        var state = FilterState(imu: ImuState(t_ns: 0), covariance: .identity, extrinsic: (T_B_C0, 1e-4, 1e-4))
+        var state = FilterState(imu: IMUState(t_ns: 0), covariance: .identity, extrinsic: (T_B_C0, 1e-4, 1e-4))
         let mounting = CameraMounting(cameras: [cam0, cam1])
         let p_W = Vec3(0.4, 3.0, 0.3)
         var track = FeatureTrack(id: 1)
@@ -39,7 +39,7 @@ import Testing
     @Test("the mounting sits between the time offset and the clones, and a correction moves it on the right")
     func layoutAndInjection() {
         let T = Self.cam0.T_B_C
-        var state = FilterState(imu: ImuState(t_ns: 0), covariance: .identity, timeOffset: (0, 1e-4), extrinsic: (T, 4e-4, 9e-4))
+        var state = FilterState(imu: IMUState(t_ns: 0), covariance: .identity, timeOffset: (0, 1e-4), extrinsic: (T, 4e-4, 9e-4))
         #expect(state.timeOffsetIndex == 15 && state.extrinsicIndex == 16 && state.cloneStart == 22)
         #expect(state.covariance(16, 16) == 4e-4 && state.covariance(19, 19) == 9e-4 && state.covariance(16, 19) == 0)
         state.augmentClone()
@@ -51,7 +51,7 @@ import Testing
         #expect((moved.rotation.matrix - (T.rotation * SO3.exp(Vec3(0.01, 0, 0))).matrix).frobeniusNorm < 1e-12)
         #expect((moved.translation - (T.translation + Vec3(0, 0, 0.005))).norm < 1e-12)
         // Without the option the state has no mounting block.
-        let plain = FilterState(imu: ImuState(t_ns: 0), covariance: .identity)
+        let plain = FilterState(imu: IMUState(t_ns: 0), covariance: .identity)
         #expect(plain.extrinsicIndex == nil && plain.T_B_C0 == nil && plain.cloneStart == 15)
     }
 
@@ -59,7 +59,7 @@ import Testing
     /// `R_B_C0 Exp(δφ)`, `p_B_C0 + δp`, for camera 0's and camera 1's observations; the clone columns follow at +6.
     @Test func mountingJacobianMatchesFiniteDifferences() throws {
         let (state, track, T_B_C0) = Self.scene()
-        let updater = MsckfUpdater(cameras: [Self.cam0, Self.cam1], configuration: EstimatorConfiguration())
+        let updater = MSCKFUpdater(cameras: [Self.cam0, Self.cam1], configuration: EstimatorConfiguration())
         var cloneIndex: [TimestampNs: Int] = [:]
         for (i, c) in state.clones.enumerated() { cloneIndex[c.t_ns] = i }
         let f = try #require(updater.linearize(track, state: state, cloneIndex: cloneIndex))

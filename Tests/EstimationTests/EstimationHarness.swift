@@ -10,10 +10,10 @@ struct EstimationRun {
     var outputs: [EstimatorOutput] = []
     var truths: [TrajectoryState] = []
     var diagnostics: [EstimatorDiagnostics] = []
-    /// Thread CPU time spent inside `addImu`/`addFrame`, seconds.
+    /// Thread CPU time spent inside `addIMU`/`addFrame`, seconds.
     var estimatorSeconds = 0.0
 
-    init(estimator: VIOEstimator, trajectory: EstimationTrajectory, imu: [ImuSample], frames: [EstimationSimFrame],
+    init(estimator: VIOEstimator, trajectory: EstimationTrajectory, imu: [IMUSample], frames: [EstimationSimFrame],
          frameDisparity: Bool = false) {
         var k = 0
         for f in frames {
@@ -21,7 +21,7 @@ struct EstimationRun {
                 FeatureObservation(id: $0.id, camera: $0.camera, normalized: $0.normalized, rightNormalized: $0.rightNormalized)
             }
             let start = Self.threadCPUSeconds()
-            while k < imu.count, imu[k].t_ns <= f.t_ns { estimator.addImu(imu[k]); k += 1 }
+            while k < imu.count, imu[k].t_ns <= f.t_ns { estimator.addIMU(imu[k]); k += 1 }
             outputs.append(estimator.addFrame(FeatureFrame(t_ns: f.t_ns, observations: obs)))
             estimatorSeconds += Self.threadCPUSeconds() - start
             truths.append(trajectory.state(at: Double(f.t_ns) * 1e-9))

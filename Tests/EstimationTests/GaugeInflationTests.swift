@@ -9,7 +9,7 @@ import Testing
 struct GaugeInflationTests {
     /// A state with one clone at a different pose than the inertial state.
     static func state() -> FilterState {
-        let imu = ImuState(t_ns: 0, R_W_B: SO3(roll: 0.2, pitch: -0.1, yaw: 0.7), p_W: Vec3(1, 2, 0.5), v_W: Vec3(0.5, -0.3, 0.1))
+        let imu = IMUState(t_ns: 0, R_W_B: SO3(roll: 0.2, pitch: -0.1, yaw: 0.7), p_W: Vec3(1, 2, 0.5), v_W: Vec3(0.5, -0.3, 0.1))
         var f = FilterState(imu: imu, diagonalCovariance: [Double](repeating: 1e-4, count: 15))
         f.augmentClone(t_ns: 0)
         f.imu.R_W_B = SO3(roll: -0.1, pitch: 0.3, yaw: -1.2)

@@ -5,25 +5,25 @@ import Testing
 import TestSupport
 @testable import Estimation
 
-/// `ImuNoiseEstimator` measures the IMU's white-noise densities at the frame interval's time scale from the
+/// `IMUNoiseEstimator` measures the IMU's white-noise densities at the frame interval's time scale from the
 /// raw samples, rejecting the motion itself.
 @Suite struct ImuNoiseEstimatorTests {
     /// A moving trajectory's exact IMU at 200 Hz, with white noise of the given densities.
-    static func samples(seconds: Double, noise: ImuNoiseModel?, seed: UInt64 = 3) -> [ImuSample] {
+    static func samples(seconds: Double, noise: IMUNoiseModel?, seed: UInt64 = 3) -> [IMUSample] {
         EstimationTrajectory(restDuration: 0.5, rampDuration: 1)
             .imuSamples(duration: seconds, rateHz: 200, gyroBias: Vec3(0.01, -0.02, 0.03), accelBias: Vec3(0.1, 0, -0.1),
                         noise: noise, seed: seed)
     }
 
-    static func vibration(gyro: Double, accel: Double) -> ImuNoiseModel {
-        ImuNoiseModel(gyroscopeNoiseDensity: gyro, gyroscopeRandomWalk: 0, accelerometerNoiseDensity: accel, accelerometerRandomWalk: 0)
+    static func vibration(gyro: Double, accel: Double) -> IMUNoiseModel {
+        IMUNoiseModel(gyroscopeNoiseDensity: gyro, gyroscopeRandomWalk: 0, accelerometerNoiseDensity: accel, accelerometerRandomWalk: 0)
     }
 
     @Test("white noise on a moving body: densities recovered within 15 % on every axis")
     func recoversWhiteNoiseDuringMotion() throws {
         // EuRoC's MAV in flight: about 0.005 rad/s/√Hz and 0.04 m/s²/√Hz over 50 ms (30× and 20× the datasheet).
         for (gyro, accel) in [(0.005, 0.04), (1.7e-4, 2e-3)] {
-            var e = ImuNoiseEstimator(frameInterval: 0.05, imuRateHz: 200)
+            var e = IMUNoiseEstimator(frameInterval: 0.05, imuRate_hz: 200)
             for s in Self.samples(seconds: 20, noise: Self.vibration(gyro: gyro, accel: accel)) { e.add(s) }
             let m = try #require(e.measured)
             for i in 0..<3 {
@@ -35,7 +35,7 @@ import TestSupport
 
     @Test("smooth motion alone is not noise: the noise-free trajectory measures under a tenth of a datasheet density")
     func motionIsNotCountedAsNoise() throws {
-        var e = ImuNoiseEstimator(frameInterval: 0.05, imuRateHz: 200)
+        var e = IMUNoiseEstimator(frameInterval: 0.05, imuRate_hz: 200)
         for s in Self.samples(seconds: 20, noise: nil) { e.add(s) }
         let m = try #require(e.measured)
         #expect(m.gyro_B.max() < 1.7e-5, "gyro \(m.gyro_B)")
@@ -44,7 +44,7 @@ import TestSupport
 
     @Test("no estimate before a second of samples; the floor is used until then and never undercut")
     func floorAndWarmUp() throws {
-        var e = ImuNoiseEstimator(frameInterval: 0.05, imuRateHz: 200)
+        var e = IMUNoiseEstimator(frameInterval: 0.05, imuRate_hz: 200)
         let samples = Self.samples(seconds: 5, noise: Self.vibration(gyro: 1e-5, accel: 1e-4))
         for s in samples.prefix(150) { e.add(s) }
         #expect(e.measured == nil)
@@ -57,8 +57,8 @@ import TestSupport
 
     @Test("a signal step across a gap, or a shock inside the blocks, is not taken for noise")
     func gapRestartsBlocks() throws {
-        func measure(_ samples: [ImuSample]) throws -> Vec3 {
-            var e = ImuNoiseEstimator(frameInterval: 0.05, imuRateHz: 200)
+        func measure(_ samples: [IMUSample]) throws -> Vec3 {
+            var e = IMUNoiseEstimator(frameInterval: 0.05, imuRate_hz: 200)
             for s in samples { e.add(s) }
             return try #require(e.measured).accel_B
         }
@@ -75,7 +75,7 @@ import TestSupport
 
     @Test("per-axis accelerometer noise enters the velocity covariance as R diag(σ²) Rᵀ")
     func perAxisProcessNoise() {
-        var prop = ImuPropagator(noise: .euroc, gravity_W: Vec3(0, 0, -9.81))
+        var prop = IMUPropagator(noise: .euroc, gravity_W: Vec3(0, 0, -9.81))
         var n = AxisNoise(.euroc)
         n.accelDensity_B = Vec3(0.01, 0.02, 0.04)
         prop.noise = n

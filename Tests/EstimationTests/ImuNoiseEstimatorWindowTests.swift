@@ -4,14 +4,14 @@ import Sensors
 import Testing
 @testable import Estimation
 
-/// `ImuNoiseEstimator` keeps its window sorted as blocks come and go instead of sorting it for every estimate:
+/// `IMUNoiseEstimator` keeps its window sorted as blocks come and go instead of sorting it for every estimate:
 /// the estimates must be bit for bit those of sorting the whole window.
 @Suite struct ImuNoiseEstimatorWindowTests {
     @Test("the kept-sorted window gives exactly the sorted window's estimate, through many wrap-arounds, shocks and ties")
     func incrementalEqualsSorting() throws {
         var rng = SeededRandom(seed: 5)
         // A small window (30 blocks of 2 samples) wraps around many times in 2 000 samples.
-        var e = ImuNoiseEstimator(blockSamples: 2, windowBlocks: 30, minimumBlocks: 5)
+        var e = IMUNoiseEstimator(blockSamples: 2, windowBlocks: 30, minimumBlocks: 5)
         var compared = 0, differentFromFirst = 0
         var first: (gyro_B: Vec3, accel_B: Vec3)?
         for i in 0..<2_000 {
@@ -21,7 +21,7 @@ import Testing
             let constant = (800..<900).contains(i)
             let gyro = constant ? Vec3(0.1, 0.1, 0.1) : rng.gaussian3(0.01 * shock)
             let accel = constant ? Vec3(0, 0, 9.81) : Vec3(0, 0, 9.81) + rng.gaussian3(0.2 * shock)
-            e.add(ImuSample(t_ns: 1_000_000_000 + TimestampNs(i) * 5_000_000, gyro_B: gyro, accel_B: accel))
+            e.add(IMUSample(t_ns: 1_000_000_000 + TimestampNs(i) * 5_000_000, gyro_B: gyro, accel_B: accel))
             let reference = e.measuredBySorting
             let fast = e.measured
             #expect((fast == nil) == (reference == nil))
@@ -37,12 +37,12 @@ import Testing
 
     @Test("a NaN in the window falls back to sorting and the window recovers once it has left")
     func nanFallsBackAndRecovers() throws {
-        var e = ImuNoiseEstimator(blockSamples: 1, windowBlocks: 20, minimumBlocks: 5)
+        var e = IMUNoiseEstimator(blockSamples: 1, windowBlocks: 20, minimumBlocks: 5)
         var rng = SeededRandom(seed: 9)
         for i in 0..<200 {
             // Two finite samples whose fourth differences overflow (6x − 4x: ∞ − ∞ = NaN) at samples 50 and 51.
             let huge = (50..<52).contains(i) ? Double.greatestFiniteMagnitude : 0
-            e.add(ImuSample(t_ns: TimestampNs(i + 1) * 5_000_000, gyro_B: rng.gaussian3(0.01) + Vec3(huge, 0, 0),
+            e.add(IMUSample(t_ns: TimestampNs(i + 1) * 5_000_000, gyro_B: rng.gaussian3(0.01) + Vec3(huge, 0, 0),
                             accel_B: rng.gaussian3(0.1)))
             let reference = e.measuredBySorting, fast = e.measured
             #expect((fast == nil) == (reference == nil))

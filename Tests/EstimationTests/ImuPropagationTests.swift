@@ -9,8 +9,8 @@ import TestSupport
 @Suite struct ImuPropagationTests {
     static let g = 9.81
 
-    func buffer(_ samples: [ImuSample]) -> ImuBuffer {
-        var b = ImuBuffer()
+    func buffer(_ samples: [IMUSample]) -> IMUBuffer {
+        var b = IMUBuffer()
         for s in samples { b.append(s) }
         return b
     }
@@ -19,9 +19,9 @@ import TestSupport
         let traj = EstimationTrajectory(restDuration: 0.5, rampDuration: 1)
         let samples = traj.imuSamples(duration: 10.5, rateHz: 200)
         let buf = buffer(samples)
-        let prop = ImuPropagator(noise: .euroc, gravity_W: Vec3(0, 0, -Self.g))
+        let prop = IMUPropagator(noise: .euroc, gravity_W: Vec3(0, 0, -Self.g))
         let s0 = traj.state(at: 0)
-        var state = ImuState(t_ns: 0, R_W_B: s0.R_W_B, p_W: s0.p_W, v_W: s0.v_W)
+        var state = IMUState(t_ns: 0, R_W_B: s0.R_W_B, p_W: s0.p_W, v_W: s0.v_W)
         var maxPosErr = 0.0, maxRotErr = 0.0
         // Propagate frame by frame (20 Hz), as the estimator does, with the frame time between samples
         // for half of the frames (exercises the interpolation).
@@ -43,14 +43,14 @@ import TestSupport
     /// accel white noise → σ_a² T³/3; gyro white noise tilting gravity → g² σ_g² T⁵/20;
     /// accel bias walk → σ_wa² T⁵/20; gyro bias walk → g² σ_wg² T⁷/252 (horizontal axes only for g terms).
     @Test func staticPositionStdGrowsAsTheNoiseModelSays() {
-        let noise = ImuNoiseModel.euroc
+        let noise = IMUNoiseModel.euroc
         let T = 10.0
         let traj = EstimationTrajectory(motionScale: 0)
         let samples = traj.imuSamples(duration: T, rateHz: 200)
         let buf = buffer(samples)
-        let prop = ImuPropagator(noise: noise, gravity_W: Vec3(0, 0, -Self.g))
+        let prop = IMUPropagator(noise: noise, gravity_W: Vec3(0, 0, -Self.g))
         let s0 = traj.state(at: 0)
-        var fs = FilterState(imu: ImuState(t_ns: 0, R_W_B: s0.R_W_B, p_W: s0.p_W),
+        var fs = FilterState(imu: IMUState(t_ns: 0, R_W_B: s0.R_W_B, p_W: s0.p_W),
                              diagonalCovariance: [Double](repeating: 0, count: 15))
         fs.augmentClone() // a clone rides along: its cross-covariance must stay consistent
         var imu = fs.imu
@@ -83,9 +83,9 @@ import TestSupport
     @Test func covarianceStaysSymmetricPSDWhileMoving() throws {
         let traj = EstimationTrajectory(restDuration: 0, rampDuration: 1)
         let buf = buffer(traj.imuSamples(duration: 5, rateHz: 200))
-        let prop = ImuPropagator(noise: .euroc, gravity_W: Vec3(0, 0, -Self.g))
+        let prop = IMUPropagator(noise: .euroc, gravity_W: Vec3(0, 0, -Self.g))
         let s0 = traj.state(at: 0)
-        var fs = FilterState(imu: ImuState(t_ns: 0, R_W_B: s0.R_W_B, p_W: s0.p_W, v_W: s0.v_W),
+        var fs = FilterState(imu: IMUState(t_ns: 0, R_W_B: s0.R_W_B, p_W: s0.p_W, v_W: s0.v_W),
                              diagonalCovariance: [1e-4, 1e-4, 1e-6, 1e-6, 1e-6, 1e-6, 1e-4, 1e-4, 1e-4,
                                                   1e-6, 1e-6, 1e-6, 1e-2, 1e-2, 1e-2])
         var imu = fs.imu
@@ -104,10 +104,10 @@ import TestSupport
     }
 
     @Test func bufferInterpolatesLinearly() {
-        var b = ImuBuffer()
-        b.append(ImuSample(t_ns: 0, gyro_B: Vec3(0, 0, 0), accel_B: Vec3(0, 0, 0)))
-        b.append(ImuSample(t_ns: 10, gyro_B: Vec3(1, 2, 3), accel_B: Vec3(10, 0, 0)))
-        let accepted = b.append(ImuSample(t_ns: 10, gyro_B: .zero, accel_B: .zero))
+        var b = IMUBuffer()
+        b.append(IMUSample(t_ns: 0, gyro_B: Vec3(0, 0, 0), accel_B: Vec3(0, 0, 0)))
+        b.append(IMUSample(t_ns: 10, gyro_B: Vec3(1, 2, 3), accel_B: Vec3(10, 0, 0)))
+        let accepted = b.append(IMUSample(t_ns: 10, gyro_B: .zero, accel_B: .zero))
         #expect(!accepted, "duplicate time must be dropped")
         let s = b.sample(at: 4)!
         #expect(s.gyro_B == Vec3(0.4, 0.8, 1.2) * 1 || (s.gyro_B - Vec3(0.4, 0.8, 1.2)).norm < 1e-15)

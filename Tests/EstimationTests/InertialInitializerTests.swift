@@ -8,7 +8,7 @@ import TestSupport
 /// `InertialInitializer`: static initialisation at rest, dynamic in motion, neither when the image and the
 /// IMU disagree or the dynamic one is turned off.
 @Suite struct InertialInitializerTests {
-    static let imuCalibration = ImuCalibration(noise: .euroc, rateHz: 200)
+    static let imuCalibration = IMUCalibration(noise: .euroc, rateHz: 200)
 
     /// Feeds the frames of `trajectory` (with their IMU) one by one, the disparity of each frame given by
     /// `disparity(t)`; returns the first frame index and result that initialise.
@@ -20,14 +20,14 @@ import TestSupport
                                         noise: .euroc, seed: 5)
         let frames = scene.frames(trajectory: trajectory, duration: duration, pixelNoise: 0.5, seed: 6)
         var initializer = InertialInitializer(configuration: configuration, cameras: [scene.camera], imu: imuCalibration)
-        var buffer = ImuBuffer()
+        var buffer = IMUBuffer()
         var k = 0
         for (i, f) in frames.enumerated() {
             while k < imu.count, imu[k].t_ns <= f.t_ns { _ = buffer.append(imu[k]); k += 1 }
             let frame = FeatureFrame(t_ns: f.t_ns, observations: f.observations.map {
                 FeatureObservation(id: $0.id, camera: $0.camera, normalized: $0.normalized, rightNormalized: $0.rightNormalized)
             })
-            if let r = initializer.tryInitialize(frame: frame, disparityPx: disparity(Double(f.t_ns) * 1e-9), buffer: buffer,
+            if let r = initializer.tryInitialize(frame: frame, disparity_px: disparity(Double(f.t_ns) * 1e-9), buffer: buffer,
                                                  gyroBiasPrior: .zero) {
                 return (i, r)
             }

@@ -13,7 +13,7 @@ import TestSupport
 
     /// A filter at `truth` moved 3 cm and turned 0.5° in yaw, with 1-σ 5 cm / 1° on the pose.
     func driftedState() -> FilterState {
-        var imu = ImuState(t_ns: 0)
+        var imu = IMUState(t_ns: 0)
         imu.R_W_B = SO3.exp(Vec3(0, 0, 0.5 * .pi / 180)) * truth.rotation
         imu.p_W = truth.translation + Vec3(0.02, -0.015, 0.015)
         let dTheta = pow(1 * Double.pi / 180, 2), dP = 0.05 * 0.05

@@ -21,7 +21,7 @@ import Testing
 
     /// A state with four clones on an arc, and a track of one point seen exactly by each of them.
     static func scene() -> (FilterState, FeatureTrack, Vec3) {
-        var state = FilterState(imu: ImuState(t_ns: 0), diagonalCovariance: [Double](repeating: 1e-4, count: 15))
+        var state = FilterState(imu: IMUState(t_ns: 0), diagonalCovariance: [Double](repeating: 1e-4, count: 15))
         let p_W = Vec3(0.4, 3.0, 0.3)
         var track = FeatureTrack(id: 1)
         for k in 0..<4 {
@@ -40,7 +40,7 @@ import Testing
     /// (`r ≈ H δx`, right perturbation `R Exp(δθ)`), and the exact observations triangulate to the point.
     @Test func jacobiansMatchFiniteDifferences() throws {
         let (state, track, p_true) = Self.scene()
-        let updater = MsckfUpdater(cameras: [Self.camera], configuration: EstimatorConfiguration())
+        let updater = MSCKFUpdater(cameras: [Self.camera], configuration: EstimatorConfiguration())
         var cloneIndex: [TimestampNs: Int] = [:]
         for (i, c) in state.clones.enumerated() { cloneIndex[c.t_ns] = i }
         let f = try #require(updater.linearize(track, state: state, cloneIndex: cloneIndex))
@@ -88,7 +88,7 @@ import Testing
         var Hf = Hf0, r = r0, S = S0
         var Hx = [Double](repeating: 0, count: m * m)
         for i in 0..<m { Hx[i * m + i] = 1 }
-        let rows = MsckfUpdater.nullspaceProject(Hf: &Hf, Hx: &Hx, r: &r, S: &S, columns: m)
+        let rows = MSCKFUpdater.nullspaceProject(Hf: &Hf, Hx: &Hx, r: &r, S: &S, columns: m)
         #expect(rows == 2 * n - 3)
         func N(_ a: Int, _ i: Int) -> Double { Hx[(3 + a) * m + i] } // row a of Nᵀ
         var worstHf = 0.0, worstOrtho = 0.0, worstR = 0.0, worstS = 0.0
@@ -112,20 +112,20 @@ import Testing
     /// Gating: with `H P Hᵀ = 0` the statistic is `|rₒ|²`; a 2-dof residual of χ² 5.0 passes the 95 % gate
     /// (5.991), one of 6.56 does not; a non-trivial `S` divides each row by `1 + s_ii` (diagonal case).
     @Test func gateOnKnownChiSquareCases() throws {
-        let updater = MsckfUpdater(cameras: [Self.camera], configuration: EstimatorConfiguration())
+        let updater = MSCKFUpdater(cameras: [Self.camera], configuration: EstimatorConfiguration())
         let m = 5 // 3 rows removed by the projection, 2 left
         let zero = [Double](repeating: 0, count: m * m)
-        let inside = try #require(MsckfUpdater.chi2(S: zero, r: [9, 9, 9, 2, 1], rows: m))
-        let outside = try #require(MsckfUpdater.chi2(S: zero, r: [9, 9, 9, 2, 1.6], rows: m))
+        let inside = try #require(MSCKFUpdater.chi2(S: zero, r: [9, 9, 9, 2, 1], rows: m))
+        let outside = try #require(MSCKFUpdater.chi2(S: zero, r: [9, 9, 9, 2, 1.6], rows: m))
         #expect(abs(inside - 5) < 1e-12 && abs(outside - 6.56) < 1e-12)
         #expect(updater.passesGate(chi2: inside, dof: 2))
         #expect(!updater.passesGate(chi2: outside, dof: 2))
         var S = zero
         S[3 * m + 3] = 3 // S_o = diag(3, 0) → χ² = r₀²/4 + r₁²
-        let weighted = try #require(MsckfUpdater.chi2(S: S, r: [0, 0, 0, 4, 1], rows: m))
+        let weighted = try #require(MSCKFUpdater.chi2(S: S, r: [0, 0, 0, 4, 1], rows: m))
         #expect(abs(weighted - 5) < 1e-12)
         S[3 * m + 3] = -2 // S_o + I not positive definite
-        #expect(MsckfUpdater.chi2(S: S, r: [0, 0, 0, 4, 1], rows: m) == nil)
+        #expect(MSCKFUpdater.chi2(S: S, r: [0, 0, 0, 4, 1], rows: m) == nil)
     }
 
     /// Measurement compression: the stacked `[H | r]` and its compressed form carry the same information
@@ -134,9 +134,9 @@ import Testing
     @Test func compressionKeepsTheInformation() {
         var rng = Random(s: 9)
         let clones = 4, c = 6 * clones
-        func residual(_ cloneIndices: [Int], rows: Int) -> MsckfUpdater.FeatureResidual {
+        func residual(_ cloneIndices: [Int], rows: Int) -> MSCKFUpdater.FeatureResidual {
             let cols = 6 * cloneIndices.count
-            return MsckfUpdater.FeatureResidual(cloneIndices: cloneIndices, Hx: (0..<(rows * cols)).map { _ in rng.next() },
+            return MSCKFUpdater.FeatureResidual(cloneIndices: cloneIndices, Hx: (0..<(rows * cols)).map { _ in rng.next() },
                                                 r: (0..<rows).map { _ in rng.next() }, rows: rows,
                                                 point: TriangulatedPoint(p_W: .zero, std_m: 0), dropped: 0, chi2: 0)
         }
@@ -153,7 +153,7 @@ import Testing
                 }
                 row += f.rows
             }
-            let (H, r) = MsckfUpdater.stackAndCompress(features, columns: c)
+            let (H, r) = MSCKFUpdater.stackAndCompress(features, columns: c)
             #expect(H.rows == min(m, c) && H.columns == c && r.count == H.rows)
             for p in 0..<c {
                 var htr0 = 0.0, htr = 0.0

@@ -12,7 +12,7 @@ func rollPitch(_ R_W_B: SO3) -> (roll: Double, pitch: Double) {
 }
 
 @Suite struct StaticInitializerTests {
-    let imuCal = ImuCalibration(noise: .euroc, rateHz: 200)
+    let imuCal = IMUCalibration(noise: .euroc, rateHz: 200)
 
     @Test func chiSquareQuantilesMatchTables() {
         // Standard table values (to 3 decimals).
@@ -64,7 +64,7 @@ func rollPitch(_ R_W_B: SO3) -> (roll: Double, pitch: Double) {
     @Test func slowDriftIsRejectedButVibrationIsTolerated() throws {
         let initializer = StaticInitializer(configuration: EstimatorConfiguration(), imu: imuCal)
         // Vibration: white noise 30× the datasheet density (rotors running), still at rest → accepted.
-        let loud = ImuNoiseModel(gyroscopeNoiseDensity: 30 * 1.6968e-04, gyroscopeRandomWalk: 0,
+        let loud = IMUNoiseModel(gyroscopeNoiseDensity: 30 * 1.6968e-04, gyroscopeRandomWalk: 0,
                                  accelerometerNoiseDensity: 30 * 2e-3, accelerometerRandomWalk: 0)
         let still = EstimationTrajectory(restDuration: 100, motionScale: 0)
             .imuSamples(duration: 1.5, rateHz: 200, noise: loud, seed: 3)
@@ -85,10 +85,10 @@ func rollPitch(_ R_W_B: SO3) -> (roll: Double, pitch: Double) {
         }
         let imuRows = try EstimationCSV.rows(imuURL, columns: 7, maxRows: 600)
         let samples = imuRows.map {
-            ImuSample(t_ns: Int64($0[0]), gyro_B: Vec3($0[1], $0[2], $0[3]), accel_B: Vec3($0[4], $0[5], $0[6]))
+            IMUSample(t_ns: Int64($0[0]), gyro_B: Vec3($0[1], $0[2], $0[3]), accel_B: Vec3($0[4], $0[5], $0[6]))
         }
         let gt = try #require(try EstimationCSV.rows(gtURL, columns: 17, maxRows: 1).first)
-        let euroc = ImuCalibration(noise: .euroc, rateHz: 200)
+        let euroc = IMUCalibration(noise: .euroc, rateHz: 200)
         let initializer = StaticInitializer(configuration: EstimatorConfiguration(), imu: euroc)
         let t0 = samples[0].t_ns
         let result = try #require(initializer.initialize(samples: samples, endingAt: t0 + 1_000_000_000),

@@ -45,14 +45,14 @@ import TestSupport
         config.updater.pixelNoiseStd = 0.5
         config.state.timeOffset.estimate = estimate
         let vio = VIOEstimator(configuration: config, cameras: [VIOEstimatorTests.sparse.camera],
-                               imu: ImuCalibration(noise: .euroc, rateHz: 200))
+                               imu: IMUCalibration(noise: .euroc, rateHz: 200))
         let shift = Int64((offset_s * 1e9).rounded()), lookahead = config.state.timeOffset.imuLookahead_ns
         var outcome = Outcome()
         var k = 0
         var align: (yaw: SO3, t: Vec3)?
         for f in frames {
             let stamp = f.t_ns - shift
-            while k < imu.count, imu[k].t_ns <= stamp + lookahead { vio.addImu(imu[k]); k += 1 }
+            while k < imu.count, imu[k].t_ns <= stamp + lookahead { vio.addIMU(imu[k]); k += 1 }
             let out = vio.addFrame(FeatureFrame(t_ns: stamp, observations: f.observations.map {
                 FeatureObservation(id: $0.id, camera: $0.camera, normalized: $0.normalized, rightNormalized: $0.rightNormalized)
             }))
@@ -107,7 +107,7 @@ import TestSupport
     /// `J = [I₆ | (ω; v) in the δt_d column]`, against a dense product.
     @Test func cloneAugmentationCarriesTheTimeOffsetJacobian() throws {
         var rng = UpdateKernelTests.Random(s: 17)
-        var state = FilterState(imu: ImuState(t_ns: 0, v_W: Vec3(0.4, -0.2, 0.1)), covariance: Mat15.identity,
+        var state = FilterState(imu: IMUState(t_ns: 0, v_W: Vec3(0.4, -0.2, 0.1)), covariance: Mat15.identity,
                                 timeOffset: (0.003, 1e-4))
         state.augmentClone(t_ns: 0, omega_B: Vec3(0.1, 0.2, -0.3))
         let n = state.dimension

@@ -19,7 +19,7 @@ import TestSupport
 
     func estimator() -> VIOEstimator {
         VIOEstimator(configuration: EstimatorConfiguration(), cameras: [Self.scene.camera],
-                     imu: ImuCalibration(noise: .euroc, rateHz: 200))
+                     imu: IMUCalibration(noise: .euroc, rateHz: 200))
     }
 
     func frame(_ f: EstimationSimFrame, keep: Int = .max) -> FeatureFrame {
@@ -38,7 +38,7 @@ import TestSupport
         var states: [TrackingState] = []
         var k = 0
         for (i, f) in frames.enumerated().dropFirst() {
-            while k < imu.count, imu[k].t_ns <= f.t_ns { vio.addImu(imu[k]); k += 1 }
+            while k < imu.count, imu[k].t_ns <= f.t_ns { vio.addIMU(imu[k]); k += 1 }
             // Frames 70–79 (3.5–4 s, moving) keep only 10 features.
             let out = vio.addFrame(frame(f, keep: (70..<80).contains(i) ? 10 : .max))
             #expect(out.T_W_B.translation.isFinite && out.positionStd_m >= 0)
@@ -58,10 +58,10 @@ import TestSupport
         var config = EstimatorConfiguration()
         config.initializer.dynamicInitialization = false
         let vio = VIOEstimator(configuration: config, cameras: [Self.scene.camera],
-                               imu: ImuCalibration(noise: .euroc, rateHz: 200))
+                               imu: IMUCalibration(noise: .euroc, rateHz: 200))
         var k = 0
         for f in frames {
-            while k < imu.count, imu[k].t_ns <= f.t_ns { vio.addImu(imu[k]); k += 1 }
+            while k < imu.count, imu[k].t_ns <= f.t_ns { vio.addIMU(imu[k]); k += 1 }
             #expect(vio.addFrame(frame(f)).trackingState == .limited(.initializing))
         }
         #expect(!vio.isInitialized)
@@ -77,7 +77,7 @@ import TestSupport
         var k = 0
         var states: [TimestampNs: TrackingState] = [:]
         for f in frames {
-            while k < imu.count, imu[k].t_ns <= f.t_ns { vio.addImu(imu[k]); k += 1 }
+            while k < imu.count, imu[k].t_ns <= f.t_ns { vio.addIMU(imu[k]); k += 1 }
             states[f.t_ns] = vio.addFrame(frame(f)).trackingState
         }
         // Normal just before the spin starts, excessive motion once it has (a missing frame fails too).
@@ -99,7 +99,7 @@ import TestSupport
         var k = 0
         var states: [TrackingState] = []
         for f in frames {
-            while k < imu.count, imu[k].t_ns <= f.t_ns { vio.addImu(imu[k]); k += 1 }
+            while k < imu.count, imu[k].t_ns <= f.t_ns { vio.addIMU(imu[k]); k += 1 }
             let out = vio.addFrame(frame(f))
             #expect(out.T_W_B.translation.isFinite && out.v_W.isFinite && out.T_W_C.translation.isFinite)
             states.append(out.trackingState)
@@ -123,12 +123,12 @@ extension TrackingStateTests {
         var k = 0
         var normal = 0
         for (i, f) in frames.enumerated() {
-            while k < imu.count, imu[k].t_ns <= f.t_ns { vio.addImu(imu[k]); k += 1 }
+            while k < imu.count, imu[k].t_ns <= f.t_ns { vio.addIMU(imu[k]); k += 1 }
             var ff = frame(f)
             if i % 3 == 0, !ff.observations.isEmpty { ff.observations[0].normalized = Vec2(.nan, 0.1) }
             if i % 4 == 0 { ff.observations.append(FeatureObservation(id: -5, camera: 7, normalized: Vec2(0.1, 0.1))) }
             if i % 5 == 0 { ff.observations.append(FeatureObservation(id: -6, camera: 0, normalized: Vec2(.infinity, 0))) }
-            ff.imageDisparityPx = i % 7 == 0 ? .nan : (i % 11 == 0 ? -3 : nil)
+            ff.imageDisparity_px = i % 7 == 0 ? .nan : (i % 11 == 0 ? -3 : nil)
             let out = vio.addFrame(ff)
             #expect(out.T_W_B.translation.isFinite && out.v_W.isFinite && out.gyroBias_B.isFinite
                 && out.accelBias_B.isFinite && out.T_W_C.translation.isFinite && !out.positionStd_m.isNaN)

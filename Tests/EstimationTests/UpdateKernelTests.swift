@@ -17,7 +17,7 @@ import Testing
 
     /// A state with three clones and a random well-conditioned covariance (`B Bᵀ + 0.01 I`, scaled).
     func randomState(_ rng: inout Random) -> FilterState {
-        var state = FilterState(imu: ImuState(t_ns: 0), diagonalCovariance: [Double](repeating: 1e-3, count: 15))
+        var state = FilterState(imu: IMUState(t_ns: 0), diagonalCovariance: [Double](repeating: 1e-3, count: 15))
         for k in 0..<3 {
             state.imu.t_ns = Int64(k + 1) * 50_000_000
             state.augmentClone()

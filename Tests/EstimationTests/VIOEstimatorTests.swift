@@ -14,7 +14,7 @@ import TestSupport
     func makeEstimator(_ config: EstimatorConfiguration = EstimatorConfiguration(), stereo: Bool = false) -> VIOEstimator {
         // Both scenes share the same rig.
         let cams = stereo ? [Self.scene.camera, Self.scene.rightCamera] : [Self.scene.camera]
-        return VIOEstimator(configuration: config, cameras: cams, imu: ImuCalibration(noise: .euroc, rateHz: 200))
+        return VIOEstimator(configuration: config, cameras: cams, imu: IMUCalibration(noise: .euroc, rateHz: 200))
     }
 
     func summary(_ name: String, _ run: EstimationRun) -> String {
@@ -186,7 +186,7 @@ import TestSupport
         let frames = scene.frames(trajectory: traj, duration: duration, pixelNoise: 0.5, seed: 62)
         var config = EstimatorConfiguration()
         config.updater.pixelNoiseStd = 0.5
-        let vio = VIOEstimator(configuration: config, cameras: [scene.camera], imu: ImuCalibration(noise: .euroc, rateHz: 200))
+        let vio = VIOEstimator(configuration: config, cameras: [scene.camera], imu: IMUCalibration(noise: .euroc, rateHz: 200))
         let run = EstimationRun(estimator: vio, trajectory: traj, imu: imu, frames: frames)
         let k0 = try #require(run.diagnostics.firstIndex { $0.initialized })
         #expect(run.diagnostics[k0].dynamicInitialization)
@@ -226,7 +226,7 @@ extension DynamicInitializationTests {
             var config = EstimatorConfiguration()
             config.updater.pixelNoiseStd = 0.5
             config.initializer.gyroBiasIterations = iterations
-            let vio = VIOEstimator(configuration: config, cameras: [scene.camera], imu: ImuCalibration(noise: .euroc, rateHz: 200))
+            let vio = VIOEstimator(configuration: config, cameras: [scene.camera], imu: IMUCalibration(noise: .euroc, rateHz: 200))
             let run = EstimationRun(estimator: vio, trajectory: traj, imu: imu, frames: frames)
             let k0 = try #require(run.diagnostics.firstIndex { $0.initialized })
             #expect(run.diagnostics[k0].dynamicInitialization)
@@ -259,7 +259,7 @@ extension DynamicInitializationTests {
         let frames = scene.frames(trajectory: traj, duration: duration, pixelNoise: 0.5, seed: 72)
         var config = EstimatorConfiguration()
         config.updater.pixelNoiseStd = 0.5
-        let vio = VIOEstimator(configuration: config, cameras: [scene.camera], imu: ImuCalibration(noise: .euroc, rateHz: 200))
+        let vio = VIOEstimator(configuration: config, cameras: [scene.camera], imu: IMUCalibration(noise: .euroc, rateHz: 200))
         let run = EstimationRun(estimator: vio, trajectory: traj, imu: imu, frames: frames)
         let states = run.outputs.map(\.trackingState)
         let reset = try #require(run.diagnostics.firstIndex { $0.reset }, "the fault must be detected")

@@ -12,7 +12,7 @@ struct StreamDeterminismTests {
     /// The JSON-Lines stream of the first `seconds` of `path`, as `worldtrack run` writes it.
     static func stream(_ path: String, seconds: Double, options base: PipelineOptions = PipelineOptions()) throws -> Data {
         var options = base
-        options.maxSeconds = seconds
+        options.max_s = seconds
         let writer = StreamWriter(handle: FileHandle.nullDevice)
         var bytes = Data()
         _ = try TrackingPipeline(dataset: try ASLDataset(path: path), options: options).run(onFrame: { r in

@@ -24,7 +24,7 @@ struct StreamMotionFieldsTests {
     func motionFieldsFollowTheTruth() throws {
         let path = try SimSequenceCache.roomHandheld(seconds: 30, seed: 21)
         var options = PipelineOptions()
-        options.maxSeconds = 15
+        options.max_s = 15
         var frames: [(FrameRecord, Bool)] = []   // the record and whether tracking was normal
         _ = try TrackingPipeline(dataset: try ASLDataset(path: path), options: options).run(onFrame: { result in
             for case let record as FrameRecord in result.records { frames.append((record, result.estimate.trackingState == .normal)) }

@@ -11,7 +11,7 @@ import TestSupport
 /// the ADIS16448's 200 Hz samples scatter by about 0.02–0.05 rad/s and 0.5–1.1 m/s² per axis around the
 /// ground truth, 15–40× what its `sensor.yaml` says. These tests put that scatter on the simulated room's IMU
 /// (the calibration file keeps the datasheet values, as EuRoC's does) and track it with the measured noise
-/// (`ImuNoiseEstimator`, the default) and, as the control, with the calibration's noise.
+/// (`IMUNoiseEstimator`, the default) and, as the control, with the calibration's noise.
 @Suite("Vibrating IMU (simulated room, whole pipeline)")
 struct VibratingImuTests {
     /// Per-axis white noise of EuRoC V1_01's IMU around its ground truth at 200 Hz (gyro rad/s, accel m/s²).
@@ -45,7 +45,7 @@ struct VibratingImuTests {
     static func ate(_ path: String, measuredNoise: Bool) throws -> Double {
         let dataset = try ASLDataset(path: path)
         var options = PipelineOptions()
-        options.estimator.state.adaptiveImuNoise = measuredNoise
+        options.estimator.state.adaptiveIMUNoise = measuredNoise
         let summary = try TrackingPipeline(dataset: dataset, options: options).run()
         let groundTruth = try TrajectoryLoader.load(path: path).poses
         return try Evaluator.evaluate(estimate: summary.bodyTrajectory, groundTruth: groundTruth,

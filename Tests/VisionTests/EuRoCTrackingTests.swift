@@ -14,7 +14,7 @@ struct EuRoCTrackingTests {
         let dataset = try ASLDataset(path: path)
         let camera = dataset.cameras[0]
         let tracker = try FeatureTracker(camera: camera.calibration)
-        var gyro: [ImuSample] = []
+        var gyro: [IMUSample] = []
         var lastPixel: [Int: Vec2] = [:]
         var frames = 0, maxStep = 0.0, minFeatures = Int.max
         for event in dataset.events(stereo: false) {

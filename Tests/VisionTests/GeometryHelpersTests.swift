@@ -9,7 +9,7 @@ import Testing
 struct GeometryHelpersTests {
     @Test func gyroIntegrationOfAConstantRateIsExact() {
         let w = Vec3(0.3, -1.2, 0.7)
-        let samples = (0..<40).map { ImuSample(t_ns: TimestampNs($0) * 5_000_000, gyro_B: w, accel_B: .zero) }
+        let samples = (0..<40).map { IMUSample(t_ns: TimestampNs($0) * 5_000_000, gyro_B: w, accel_B: .zero) }
         let R = GyroIntegration.bodyRotation(samples: samples, from: 12_000_000, to: 62_000_000)
         // Exact up to rounding: a constant rate integrates to exp(w·dt) whatever the pieces.
         #expect(R.angle(to: SO3.exp(w * 0.05)) < 1e-12)
@@ -25,9 +25,9 @@ struct GeometryHelpersTests {
         let trajectory = try AnalyticTrajectory.make(name: "handheld", scene: scene,
                                                      options: TrajectoryOptions(startMoving: true), rig: rig)
         // Exact body rates at 200 Hz, frames 50 ms apart at an odd offset.
-        let samples = (0..<200).map { k -> ImuSample in
+        let samples = (0..<200).map { k -> IMUSample in
             let t = Double(k) * 0.005
-            return ImuSample(t_ns: Time.nanoseconds(t), gyro_B: trajectory.angularVelocity_B(at: t), accel_B: .zero)
+            return IMUSample(t_ns: Time.nanoseconds(t), gyro_B: trajectory.angularVelocity_B(at: t), accel_B: .zero)
         }
         let T_B_C = rig.cameras[0].T_B_C
         for (t0, t1) in [(0.1031, 0.1531), (0.5, 0.55), (0.7777, 0.8777)] {

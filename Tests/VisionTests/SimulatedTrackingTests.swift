@@ -51,7 +51,7 @@ struct SimulatedTrackingTests {
             #expect(r.stats.detected + r.stats.tracked == r.features.count)
         }
         // The camera moves: the median motion is well above zero in most frames.
-        #expect(results.dropFirst().filter { $0.meanDisparityPx > 0.5 }.count > 60)
+        #expect(results.dropFirst().filter { $0.meanDisparity_px > 0.5 }.count > 60)
     }
 
     @Test func featuresCoverTheImage() throws {

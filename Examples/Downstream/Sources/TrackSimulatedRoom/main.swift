@@ -25,7 +25,7 @@ do {
 
     let p = frame.estimate.T_W_B.translation
     print(String(format: "tracked %d frames (%.1f s of data); last frame %@, body at (%.3f, %.3f, %.3f) m",
-                 summary.frames, summary.datasetSeconds, frame.estimate.trackingState.description, p.x, p.y, p.z))
+                 summary.frames, summary.dataset_s, frame.estimate.trackingState.description, p.x, p.y, p.z))
 
     // The estimate's world frame starts at the body's pose at initialisation; the truth's is the room's. The
     // distance between the first and last usable poses does not depend on the frame, so compare that.

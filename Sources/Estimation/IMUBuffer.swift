@@ -4,16 +4,16 @@ import Sensors
 /// A time-ordered store of IMU samples with linear interpolation between them.
 ///
 /// Samples must arrive in increasing time; out-of-order or duplicate samples are dropped.
-struct ImuBuffer {
-    private(set) var samples: [ImuSample] = []
+struct IMUBuffer {
+    private(set) var samples: [IMUSample] = []
 
     var isEmpty: Bool { samples.isEmpty }
-    var last: ImuSample? { samples.last }
-    var first: ImuSample? { samples.first }
+    var last: IMUSample? { samples.last }
+    var first: IMUSample? { samples.first }
 
     /// Appends a sample; returns false (and drops it) when it is not newer than the last one or not finite.
     @discardableResult
-    mutating func append(_ s: ImuSample) -> Bool {
+    mutating func append(_ s: IMUSample) -> Bool {
         guard s.gyro_B.isFinite, s.accel_B.isFinite else { return false }
         if let l = samples.last, s.t_ns <= l.t_ns { return false }
         samples.append(s)
@@ -28,10 +28,10 @@ struct ImuBuffer {
     }
 
     /// The measurement at `t_ns`, linearly interpolated; held constant outside the stored span.
-    func sample(at t_ns: TimestampNs) -> ImuSample? {
+    func sample(at t_ns: TimestampNs) -> IMUSample? {
         guard let f = samples.first, let l = samples.last else { return nil }
-        if t_ns <= f.t_ns { return ImuSample(t_ns: t_ns, gyro_B: f.gyro_B, accel_B: f.accel_B) }
-        if t_ns >= l.t_ns { return ImuSample(t_ns: t_ns, gyro_B: l.gyro_B, accel_B: l.accel_B) }
+        if t_ns <= f.t_ns { return IMUSample(t_ns: t_ns, gyro_B: f.gyro_B, accel_B: f.accel_B) }
+        if t_ns >= l.t_ns { return IMUSample(t_ns: t_ns, gyro_B: l.gyro_B, accel_B: l.accel_B) }
         // Binary search for the last sample at or before t.
         var lo = 0, hi = samples.count - 1
         while hi - lo > 1 {
@@ -40,13 +40,13 @@ struct ImuBuffer {
         }
         let a = samples[lo], b = samples[hi]
         let s = Double(t_ns - a.t_ns) / Double(b.t_ns - a.t_ns)
-        return ImuSample(t_ns: t_ns, gyro_B: a.gyro_B + s * (b.gyro_B - a.gyro_B),
+        return IMUSample(t_ns: t_ns, gyro_B: a.gyro_B + s * (b.gyro_B - a.gyro_B),
                          accel_B: a.accel_B + s * (b.accel_B - a.accel_B))
     }
 
     /// The piecewise-linear measurement between `t0` and `t1` (t0 < t1) as a list of knots: the
     /// interpolated ends and every stored sample strictly between them.
-    func knots(from t0: TimestampNs, to t1: TimestampNs) -> [ImuSample] {
+    func knots(from t0: TimestampNs, to t1: TimestampNs) -> [IMUSample] {
         guard t1 > t0, let start = sample(at: t0), let end = sample(at: t1) else { return [] }
         var out = [start]
         // First index with t > t0.
@@ -81,7 +81,7 @@ struct ImuBuffer {
     }
 
     /// The samples with `t0 < t ≤ t1`.
-    func samples(after t0: TimestampNs, through t1: TimestampNs) -> ArraySlice<ImuSample> {
+    func samples(after t0: TimestampNs, through t1: TimestampNs) -> ArraySlice<IMUSample> {
         guard let lo = samples.firstIndex(where: { $0.t_ns > t0 }) else { return [] }
         var hi = lo
         while hi < samples.count, samples[hi].t_ns <= t1 { hi += 1 }

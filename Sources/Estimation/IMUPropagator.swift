@@ -19,32 +19,32 @@ import Sensors
 /// become sample variances σ²/Δt; pushed through the step they add `σ_g² Δt` to δθ, `σ_a² Δt` to δv,
 /// `σ_a² Δt³/4` to δp (with `σ_a² Δt²/2` p–v correlation). The bias random walks σ_wg, σ_wa
 /// (units/s/√Hz) add `σ_w² Δt` to the biases.
-struct ImuPropagator {
-    /// White-noise densities per body axis and bias random walks (see `ImuNoiseEstimator`).
+struct IMUPropagator {
+    /// White-noise densities per body axis and bias random walks (see `IMUNoiseEstimator`).
     var noise: AxisNoise
     /// World gravity vector, m/s² (`(0, 0, -g)`).
     var gravity_W: Vec3
 
-    init(noise: ImuNoiseModel, gravity_W: Vec3) {
+    init(noise: IMUNoiseModel, gravity_W: Vec3) {
         self.noise = AxisNoise(noise)
         self.gravity_W = gravity_W
     }
 
     /// Propagates `state` to `t_ns` using `buffer`; returns the accumulated Φ and Q of the interval.
     /// Does nothing (identity Φ, zero Q) when `t_ns ≤ state.t_ns`.
-    func propagate(_ state: inout ImuState, to t_ns: TimestampNs, buffer: ImuBuffer) -> (phi: Mat15, q: Mat15) {
+    func propagate(_ state: inout IMUState, to t_ns: TimestampNs, buffer: IMUBuffer) -> (phi: Mat15, q: Mat15) {
         let r = propagate(&state, to: t_ns, buffer: buffer, gap: nil)
         return (r.phi, r.q)
     }
 
     /// As `propagate(_:to:buffer:)`, but spans of `[state.t_ns, t_ns]` that lie in a gap of the IMU data longer
-    /// than `gap.limit_ns` (`ImuBuffer.isGap`) are bridged with `gapStep` (constant velocity and attitude, the
+    /// than `gap.limit_ns` (`IMUBuffer.isGap`) are bridged with `gapStep` (constant velocity and attitude, the
     /// motion model's noise) instead of integrating an interpolated or held sample. Returns the seconds bridged.
-    func propagate(_ state: inout ImuState, to t_ns: TimestampNs, buffer: ImuBuffer,
-                   gap: GapModel?) -> (phi: Mat15, q: Mat15, gapSeconds: Double) {
+    func propagate(_ state: inout IMUState, to t_ns: TimestampNs, buffer: IMUBuffer,
+                   gap: GapModel?) -> (phi: Mat15, q: Mat15, gap_s: Double) {
         var phi = Mat15.identity
         var q = Mat15()
-        var gapSeconds = 0.0
+        var gap_s = 0.0
         guard t_ns > state.t_ns else { return (phi, q, 0) }
         let knots = buffer.knots(from: state.t_ns, to: t_ns)
         guard knots.count >= 2 else { return (phi, q, 0) }
@@ -56,7 +56,7 @@ struct ImuPropagator {
             let stepPhi: Mat15, stepQ: Mat15
             if let gap, buffer.isGap(from: a.t_ns, to: b.t_ns, longerThan: gap.limit_ns) {
                 (stepPhi, stepQ) = gapStep(&state, dt: dt, model: gap)
-                gapSeconds += dt
+                gap_s += dt
             } else {
                 stepPhi = step(&state, a: a, b: b, dt: dt)
                 stepQ = noiseCovariance(dt: dt, R_W_B: R_W_Ba)
@@ -65,7 +65,7 @@ struct ImuPropagator {
             q = stepPhi.sandwich(q) + stepQ
         }
         state.t_ns = t_ns
-        return (phi, q, gapSeconds)
+        return (phi, q, gap_s)
     }
 
     /// How spans without IMU data are bridged (see `SensorGapOptions`).
@@ -83,7 +83,7 @@ struct ImuPropagator {
     /// (σ_a) constant over the step (the piecewise-constant white-acceleration model; the steps across a gap are the
     /// frame intervals): attitude `(σ_ω Δt)²`, velocity `(σ_a Δt)²`, position `σ_a² Δt⁴/4`, p–v `σ_a² Δt³/2`;
     /// plus the biases' random walks.
-    func gapStep(_ s: inout ImuState, dt: Double, model: GapModel) -> (Mat15, Mat15) {
+    func gapStep(_ s: inout IMUState, dt: Double, model: GapModel) -> (Mat15, Mat15) {
         s.p_W = s.p_W + s.v_W * dt
         var f = Mat15.identity
         f.setBlock(ErrorIndex.position, ErrorIndex.velocity, dt * Mat3.identity)
@@ -110,7 +110,7 @@ struct ImuPropagator {
     /// propagated state, `Φ_θθ = R_endᵀ R_first`, `Φ_vθ = −[v_end − v_first − gΔt]× R_first`,
     /// `Φ_pθ = −[p_end − p_first − v_first Δt − ½gΔt²]× R_first`. These map the unobservable yaw
     /// direction at the first estimate exactly onto the one at the end (OpenVINS' FEJ, right error).
-    func applyFirstEstimates(_ phi: inout Mat15, first: ImuState, end: ImuState) {
+    func applyFirstEstimates(_ phi: inout Mat15, first: IMUState, end: IMUState) {
         let dt = Double(end.t_ns - first.t_ns) * 1e-9
         guard dt > 0 else { return }
         let R0 = first.R_W_B.matrix
@@ -123,7 +123,7 @@ struct ImuPropagator {
 
     /// Propagates the nominal state only (no Φ, no covariance) to `t_ns`: for callers that integrate the
     /// same interval many times (the dynamic initialiser's gyro-bias search).
-    func propagateMean(_ state: inout ImuState, to t_ns: TimestampNs, buffer: ImuBuffer) {
+    func propagateMean(_ state: inout IMUState, to t_ns: TimestampNs, buffer: IMUBuffer) {
         guard t_ns > state.t_ns else { return }
         let knots = buffer.knots(from: state.t_ns, to: t_ns)
         guard knots.count >= 2 else { return }
@@ -136,14 +136,14 @@ struct ImuPropagator {
     }
 
     /// One integration step of the nominal state over [a, b]; returns that step's Φ.
-    func step(_ s: inout ImuState, a: ImuSample, b: ImuSample, dt: Double) -> Mat15 {
+    func step(_ s: inout IMUState, a: IMUSample, b: IMUSample, dt: Double) -> Mat15 {
         let (Ra, wMean, aMean) = advance(&s, a: a, b: b, dt: dt)
         return transition(Ra: Ra, wMean: wMean, aMean: aMean, dt: dt)
     }
 
     /// Advances the nominal state over [a, b] (RK-style attitude at mid-step and end); returns the start attitude
     /// and the step's mean bias-corrected angular rate (rad/s) and specific force (m/s²), body.
-    private func advance(_ s: inout ImuState, a: ImuSample, b: ImuSample, dt: Double) -> (SO3, Vec3, Vec3) {
+    private func advance(_ s: inout IMUState, a: IMUSample, b: IMUSample, dt: Double) -> (SO3, Vec3, Vec3) {
         let wa = a.gyro_B - s.gyroBias_B, wb = b.gyro_B - s.gyroBias_B
         let aa = a.accel_B - s.accelBias_B, ab = b.accel_B - s.accelBias_B
         let wMean = 0.5 * (wa + wb), aMean = 0.5 * (aa + ab)

@@ -4,7 +4,7 @@ import LinearAlgebra
 import Sensors
 
 /// The result of one MSCKF visual update.
-struct MsckfUpdateResult {
+struct MSCKFUpdateResult {
     /// Features triangulated and accepted by the gate.
     var accepted = 0
     /// Features rejected by the chi-square gate.
@@ -29,7 +29,7 @@ struct MsckfUpdateResult {
 /// 3. `chi2` / `passesGate`: the χ² test of each projected residual at `chi2GateProbability`.
 /// 4. `stackAndCompress`: the accepted rows stacked over the clone columns and, when there are more rows than
 ///    columns, compressed by a QR factorisation; then one EKF update (`FilterState.update(trailingColumnsH:r:from:)`).
-struct MsckfUpdater {
+struct MSCKFUpdater {
     var cameras: [CameraCalibration]
     var configuration: EstimatorConfiguration
     /// The cameras' mountings: the calibration's, or camera 0's estimate in the state.
@@ -286,8 +286,8 @@ struct MsckfUpdater {
     func passesGate(chi2: Double, dof: Int) -> Bool { chi2 < gate.threshold(dof: dof) }
 
     /// Runs the update with `tracks` (at most `maxFeaturesPerUpdate`, longest first).
-    func update(state: inout FilterState, tracks: [FeatureTrack]) -> MsckfUpdateResult {
-        var result = MsckfUpdateResult()
+    func update(state: inout FilterState, tracks: [FeatureTrack]) -> MSCKFUpdateResult {
+        var result = MSCKFUpdateResult()
         var cloneIndex: [TimestampNs: Int] = [:]
         for (i, c) in state.clones.enumerated() { cloneIndex[c.t_ns] = i }
         // Longest tracks first; ties by id, so the result does not depend on dictionary order.

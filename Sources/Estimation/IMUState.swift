@@ -5,7 +5,7 @@ import Sensors
 ///
 /// Error state (15): `[δθ, δp, δv, δb_g, δb_a]` with a *right* (body-frame) orientation error
 /// `R_W_B = R̂_W_B · Exp(δθ)` and additive errors for the other parts (`p_W = p̂_W + δp`, …).
-public struct ImuState: Equatable, Sendable {
+public struct IMUState: Equatable, Sendable {
     /// Time of the state, nanoseconds.
     public var t_ns: TimestampNs
     /// Orientation of the body in the world.

@@ -22,7 +22,7 @@ import Sensors
 ///
 /// Estimates are per axis of the body frame `B` (the sensor's axes, rotated into B). They are not smaller
 /// than what the caller's model says: see `effectiveNoise(floor:)`.
-public struct ImuNoiseEstimator: Sendable {
+public struct IMUNoiseEstimator: Sendable {
     /// Samples averaged into one block.
     public let blockSamples: Int
     /// Number of fourth differences (≈ blocks) the estimate averages over.
@@ -52,17 +52,17 @@ public struct ImuNoiseEstimator: Sendable {
         self.minimumBlocks = max(1, min(minimumBlocks, windowBlocks))
     }
 
-    /// Blocks of about `frameInterval` seconds for an IMU at `imuRateHz`.
-    public init(frameInterval: Double, imuRateHz: Double, windowSeconds: Double = 10, minimumSeconds: Double = 1) {
-        let block = max(1, Int((frameInterval * imuRateHz).rounded()))
-        let tau = Double(block) / imuRateHz
-        self.init(blockSamples: block, windowBlocks: max(1, Int((windowSeconds / tau).rounded())),
-                  minimumBlocks: max(1, Int((minimumSeconds / tau).rounded())))
+    /// Blocks of about `frameInterval` seconds for an IMU at `imuRate_hz`.
+    public init(frameInterval: Double, imuRate_hz: Double, window_s: Double = 10, minimum_s: Double = 1) {
+        let block = max(1, Int((frameInterval * imuRate_hz).rounded()))
+        let tau = Double(block) / imuRate_hz
+        self.init(blockSamples: block, windowBlocks: max(1, Int((window_s / tau).rounded())),
+                  minimumBlocks: max(1, Int((minimum_s / tau).rounded())))
     }
 
     /// Adds one sample (body frame, bias and noise included). Samples must come in time order; an older
     /// or equal time is ignored, a non-finite value restarts the blocks.
-    public mutating func add(_ s: ImuSample) {
+    public mutating func add(_ s: IMUSample) {
         guard s.gyro_B.isFinite, s.accel_B.isFinite else { restartBlocks(); return }
         if let last = lastSample {
             guard s.t_ns > last else { return }
@@ -129,7 +129,7 @@ public struct ImuNoiseEstimator: Sendable {
 
     /// Densities to use: the measured ones, never below `floor`'s (a datasheet or calibration); the floor's
     /// own values until there is a measurement. Random walks are the floor's.
-    public func effectiveNoise(floor: ImuNoiseModel) -> AxisNoise {
+    public func effectiveNoise(floor: IMUNoiseModel) -> AxisNoise {
         var out = AxisNoise(floor)
         if let m = measured {
             out.gyroDensity_B = pointwiseMax(out.gyroDensity_B, m.gyro_B)
@@ -186,7 +186,7 @@ public struct AxisNoise: Equatable, Sendable {
     public var accelRandomWalk: Double
 
     /// The isotropic model `m` on every axis.
-    public init(_ m: ImuNoiseModel) {
+    public init(_ m: IMUNoiseModel) {
         gyroDensity_B = Vec3(repeating: m.gyroscopeNoiseDensity)
         accelDensity_B = Vec3(repeating: m.accelerometerNoiseDensity)
         gyroRandomWalk = m.gyroscopeRandomWalk
