@@ -21,13 +21,10 @@ import Testing
                                       translation: Vec3(0.004, 0, -0.002))
         var state = FilterState(imu: IMUState(t_ns: 0), covariance: .identity, extrinsic: (T_B_C0, 1e-4, 1e-4))
         let mounting = CameraMounting(cameras: [cam0, cam1])
-        let p_W = Vec3(0.4, 3.0, 0.3)
+        let p_W = MsckfStepTests.scenePoint
         var track = FeatureTrack(id: 1)
         for k in 0..<4 {
-            state.imu.t_ns = Int64(k + 1) * 50_000_000
-            state.imu.R_W_B = SO3(angle: 0.05 * Double(k), axis: Vec3(0, 0, 1)) * SO3(angle: -.pi / 2, axis: Vec3(1, 0, 0))
-            state.imu.p_W = Vec3(0.15 * Double(k), 0, 0.02 * Double(k))
-            state.augmentClone()
+            MsckfStepTests.addArcClone(k, to: &state)
             for c in 0..<2 {
                 let p_C = mounting.T_B_C(c, state: state).inverse * (state.imu.R_W_B.inverse.act(p_W - state.imu.p_W))
                 track.observations.append(TrackObservation(t_ns: state.imu.t_ns, camera: c, normalized: Vec2(p_C.x / p_C.z, p_C.y / p_C.z)))

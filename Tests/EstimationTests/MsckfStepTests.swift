@@ -19,17 +19,25 @@ import Testing
         return Vec2(p_C.x / p_C.z, p_C.y / p_C.z)
     }
 
+    /// The point every scene's track sees, in W (metres).
+    static let scenePoint = Vec3(0.4, 3.0, 0.3)
+
+    /// Moves `state` to the k-th pose of the scenes' arc (k = 0…3, 50 ms apart) and clones it: body x → world −y-ish
+    /// so that the camera (z forward after T_B_C) looks towards +y.
+    static func addArcClone(_ k: Int, to state: inout FilterState) {
+        state.imu.t_ns = Int64(k + 1) * 50_000_000
+        state.imu.R_W_B = SO3(angle: 0.05 * Double(k), axis: Vec3(0, 0, 1)) * SO3(angle: -.pi / 2, axis: Vec3(1, 0, 0))
+        state.imu.p_W = Vec3(0.15 * Double(k), 0, 0.02 * Double(k))
+        state.augmentClone()
+    }
+
     /// A state with four clones on an arc, and a track of one point seen exactly by each of them.
     static func scene() -> (FilterState, FeatureTrack, Vec3) {
         var state = FilterState(imu: IMUState(t_ns: 0), diagonalCovariance: [Double](repeating: 1e-4, count: 15))
-        let p_W = Vec3(0.4, 3.0, 0.3)
+        let p_W = scenePoint
         var track = FeatureTrack(id: 1)
         for k in 0..<4 {
-            state.imu.t_ns = Int64(k + 1) * 50_000_000
-            // Body x → world −y-ish so that the camera (z forward after T_B_C) looks towards +y.
-            state.imu.R_W_B = SO3(angle: 0.05 * Double(k), axis: Vec3(0, 0, 1)) * SO3(angle: -.pi / 2, axis: Vec3(1, 0, 0))
-            state.imu.p_W = Vec3(0.15 * Double(k), 0, 0.02 * Double(k))
-            state.augmentClone()
+            addArcClone(k, to: &state)
             track.observations.append(TrackObservation(t_ns: state.imu.t_ns, camera: 0,
                                                        normalized: project(p_W, R: state.imu.R_W_B, p: state.imu.p_W)))
         }
