@@ -82,12 +82,12 @@ public final class VIOEstimator {
         R_B_S = imu.T_B_S.rotation
         let gapOptions = configuration.tracking.sensorGap
         gapModel = gapOptions.enabled
-            ? IMUPropagator.GapModel(limit_ns: Time.nanoseconds(gapOptions.imuGap_s(imuRate_hz: imu.rateHz)),
+            ? IMUPropagator.GapModel(limit_ns: Time.nanoseconds(gapOptions.imuGap_s(imuRate_hz: imu.rate_hz)),
                                      angularRateStd: gapOptions.gapAngularRateStd, accelStd: gapOptions.gapAccelStd)
             : nil
         if configuration.state.adaptiveIMUNoise {
-            let frameInterval = cameras[0].rateHz > 0 ? 1 / cameras[0].rateHz : 0.05
-            noiseEstimator = IMUNoiseEstimator(frameInterval: frameInterval, imuRate_hz: imu.rateHz > 0 ? imu.rateHz : 200)
+            let frameInterval = cameras[0].rate_hz > 0 ? 1 / cameras[0].rate_hz : 0.05
+            noiseEstimator = IMUNoiseEstimator(frameInterval: frameInterval, imuRate_hz: imu.rate_hz > 0 ? imu.rate_hz : 200)
         }
     }
 
@@ -166,7 +166,7 @@ public final class VIOEstimator {
         inflateGaugeAcrossGap(&state, gap_s: gap_s)
 
         // Standstill: IMU consistent with rest and (when known) a still image → zero-velocity update.
-        let nominal = cameras[0].rateHz > 0 ? Time.nanoseconds(1 / cameras[0].rateHz) : 50_000_000
+        let nominal = cameras[0].rate_hz > 0 ? Time.nanoseconds(1 / cameras[0].rate_hz) : 50_000_000
         let shift = poseTime - frame.t_ns // the interval in IMU time
         let intervalStart = max(previousFrameTime ?? (frame.t_ns - nominal), frame.t_ns - 4 * nominal) + shift
         let interval = buffer.samples(after: intervalStart, through: poseTime)

@@ -72,7 +72,7 @@ enum ASLCameraLoader {
         if options.decodeImages {
             stream.undecodableImages = decodeImages(frames.filter { !badHeaders.contains($0.path) }, log: &log)
         }
-        ASLFiles.checkRate(estimated: stream.estimatedRate_hz, nominal: calibration.rateHz, what: "frame rate",
+        ASLFiles.checkRate(estimated: stream.estimatedRate_hz, nominal: calibration.rate_hz, what: "frame rate",
                            file: csvPath, yamlPath: yamlPath, tolerance: options.rateTolerance, log: &log)
         return stream
     }

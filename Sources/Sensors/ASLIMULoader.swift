@@ -29,7 +29,7 @@ enum ASLIMULoader {
         let samples = parseSamples(bytes: [UInt8](data), csvPath: csvPath, options: options, log: &log)
         guard let calibration else { return nil }
         let stream = IMUStream(calibration: calibration, dataPath: csvPath, samples: samples)
-        ASLFiles.checkRate(estimated: stream.estimatedRate_hz, nominal: calibration.rateHz, what: "IMU rate",
+        ASLFiles.checkRate(estimated: stream.estimatedRate_hz, nominal: calibration.rate_hz, what: "IMU rate",
                            file: csvPath, yamlPath: yamlPath, tolerance: options.rateTolerance, log: &log)
         return stream
     }

@@ -151,11 +151,11 @@ public struct CameraCalibration: Equatable, Sendable {
     public var name: String
     public var model: CameraModel
     /// Nominal frame rate, Hz.
-    public var rateHz: Double
+    public var rate_hz: Double
     /// Pose of the camera frame C in the body frame B (`T_BS` in `sensor.yaml`).
     public var T_B_C: SE3
 
-    public init(name: String, model: CameraModel, rateHz: Double, T_B_C: SE3) {
-        self.name = name; self.model = model; self.rateHz = rateHz; self.T_B_C = T_B_C
+    public init(name: String, model: CameraModel, rate_hz: Double, T_B_C: SE3) {
+        self.name = name; self.model = model; self.rate_hz = rate_hz; self.T_B_C = T_B_C
     }
 }

@@ -43,11 +43,11 @@ public struct IMUCalibration: Equatable, Sendable {
     /// Noise densities and random walks.
     public var noise: IMUNoiseModel
     /// Nominal sample rate, Hz.
-    public var rateHz: Double
+    public var rate_hz: Double
     /// Pose of the IMU sensor frame S in the body frame B (identity for EuRoC, where B is the IMU).
     public var T_B_S: SE3
 
-    public init(noise: IMUNoiseModel, rateHz: Double, T_B_S: SE3 = .identity) {
-        self.noise = noise; self.rateHz = rateHz; self.T_B_S = T_B_S
+    public init(noise: IMUNoiseModel, rate_hz: Double, T_B_S: SE3 = .identity) {
+        self.noise = noise; self.rate_hz = rate_hz; self.T_B_S = T_B_S
     }
 }

@@ -56,7 +56,7 @@ public enum SensorYAML {
         let model = CameraModel(width: width, height: height,
                                 intrinsics: PinholeIntrinsics(fx: intrinsics[0], fy: intrinsics[1], cx: intrinsics[2], cy: intrinsics[3]),
                                 distortion: distortion)
-        return CameraCalibration(name: name, model: model, rateHz: rate, T_B_C: T_B_C)
+        return CameraCalibration(name: name, model: model, rate_hz: rate, T_B_C: T_B_C)
     }
 
     /// An IMU calibration from `sensor.yaml` text; `file` names the source in errors.
@@ -76,7 +76,7 @@ public enum SensorYAML {
         let T_B_S = root["T_BS"] == nil ? SE3.identity : try doc.transform("T_BS")
         return IMUCalibration(noise: IMUNoiseModel(gyroscopeNoiseDensity: noise[0], gyroscopeRandomWalk: noise[1],
                                                    accelerometerNoiseDensity: noise[2], accelerometerRandomWalk: noise[3]),
-                              rateHz: rate, T_B_S: T_B_S)
+                              rate_hz: rate, T_B_S: T_B_S)
     }
 
     // MARK: - Internals

@@ -31,7 +31,7 @@ public enum ASLText {
     /// A camera's `sensor.yaml` (EuRoC format).
     public static func cameraYAML(_ cam: CameraCalibration) -> String {
         let k = cam.model.intrinsics
-        let rate = cam.rateHz == cam.rateHz.rounded() ? "\(Int(cam.rateHz))" : "\(cam.rateHz)"
+        let rate = cam.rate_hz == cam.rate_hz.rounded() ? "\(Int(cam.rate_hz))" : "\(cam.rate_hz)"
         return "%YAML:1.0\n# General sensor definitions.\nsensor_type: camera\ncomment: WorldTrack simulated \(cam.name)\n\n"
             + "# Sensor extrinsics wrt. the body-frame.\n" + matrixYAML(cam.T_B_C)
             + "\n# Camera specific definitions.\nrate_hz: \(rate)\nresolution: [\(cam.model.width), \(cam.model.height)]\n"
@@ -42,7 +42,7 @@ public enum ASLText {
 
     /// `imu0/sensor.yaml` with the noise parameters.
     public static func imuYAML(_ o: IMUSimulationOptions) -> String {
-        let rate = o.rateHz == o.rateHz.rounded() ? "\(Int(o.rateHz))" : "\(o.rateHz)"
+        let rate = o.rate_hz == o.rate_hz.rounded() ? "\(Int(o.rate_hz))" : "\(o.rate_hz)"
         let n = o.noise
         return "%YAML:1.0\nsensor_type: imu\ncomment: WorldTrack simulated IMU (EuRoC ADIS16448 noise model)\n\n"
             + "# Sensor extrinsics wrt. the body-frame.\n" + matrixYAML(.identity) + "rate_hz: \(rate)\n\n"

@@ -77,7 +77,7 @@ public enum DatasetWriter {
         if let s = config.trajectoryOptions.pureRotationSegment { options["pureRotationSegment"] = "\(s.start)+\(s.duration)s" }
         if let s = config.trajectoryOptions.fastShakeSegment { options["fastShakeSegment"] = "\(s.start)+\(s.duration)s" }
         let info = SimulationInfo(trajectory: trajectory.name, seed: config.seed, seconds: config.seconds,
-                                  cameraRate_hz: config.rig.cameras[0].rateHz, imuRate_hz: config.imu.rateHz,
+                                  cameraRate_hz: config.rig.cameras[0].rate_hz, imuRate_hz: config.imu.rate_hz,
                                   startTime_ns: config.startTime_ns, timeOffset_ns: config.timeOffset_ns, options: options)
         do {
             try config.scene.jsonData(simulation: info).write(to: URL(fileURLWithPath: directory + "/scene.json"))

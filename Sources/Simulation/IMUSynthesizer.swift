@@ -7,7 +7,7 @@ public struct IMUSimulationOptions: Equatable, Sendable {
     /// Noise densities and bias random walks (default: EuRoC ADIS16448).
     public var noise: IMUNoiseModel = .euroc
     /// Sample rate, Hz (default 200).
-    public var rateHz: Double = 200
+    public var rate_hz: Double = 200
     /// Add white noise to the measurements (σ = density · √rate per sample).
     public var whiteNoise: Bool = true
     /// Add biases: a non-zero initial bias drawn from the seed (or the fixed one below), evolving as a random walk
@@ -22,9 +22,9 @@ public struct IMUSimulationOptions: Equatable, Sendable {
     public var initialAccelBias_B: Vec3?
 
     /// Options with the given values; the defaults are EuRoC's noise at 200 Hz with drawn, walking biases.
-    public init(noise: IMUNoiseModel = .euroc, rateHz: Double = 200, whiteNoise: Bool = true, biases: Bool = true,
+    public init(noise: IMUNoiseModel = .euroc, rate_hz: Double = 200, whiteNoise: Bool = true, biases: Bool = true,
                 biasRandomWalk: Bool = true, initialGyroBias_B: Vec3? = nil, initialAccelBias_B: Vec3? = nil) {
-        self.noise = noise; self.rateHz = rateHz; self.whiteNoise = whiteNoise; self.biases = biases
+        self.noise = noise; self.rate_hz = rate_hz; self.whiteNoise = whiteNoise; self.biases = biases
         self.biasRandomWalk = biasRandomWalk
         self.initialGyroBias_B = initialGyroBias_B; self.initialAccelBias_B = initialAccelBias_B
     }
@@ -50,7 +50,7 @@ public enum IMUSynthesizer {
     /// Samples at `t_k = k / rate` for `0 ≤ t_k ≤ seconds`, time-stamped `startTime_ns + round(t_k · 1e9)`.
     public static func synthesize(trajectory: any Trajectory, seconds: Double, startTime_ns: TimestampNs,
                                   options: IMUSimulationOptions = IMUSimulationOptions(), seed: UInt64) -> SimulatedIMU {
-        let rate = options.rateHz
+        let rate = options.rate_hz
         let count = Int((seconds * rate + 1e-9).rounded(.down)) + 1
         var biasRng = SimRandom(seed: seed, stream: 0x1B1A5)
         func draw(_ lo: Double, _ hi: Double) -> Vec3 {

@@ -39,16 +39,16 @@ public struct RecordingFramePlan: Equatable, Sendable {
     /// - Parameters:
     ///   - groundTruth: the recording's ground truth (increasing time).
     ///   - imuFirst_ns, imuLast_ns: the IMU's first and last time stamp.
-    ///   - rateHz: camera rate (cam0's `rate_hz`).
+    ///   - rate_hz: camera rate (cam0's `rate_hz`).
     ///   - start_s: skip this many seconds after the reference time (≥ 0).
     ///   - seconds: keep this many seconds from there (> 0); `nil` keeps all.
     ///   - timeOffset_ns: camera–IMU time offset (see the type's description).
     ///   - source: names the ground truth in error messages.
     /// - Throws: `RecordingError` when ground truth and IMU do not overlap or do not cover the requested span.
     public static func make(groundTruth: [GroundTruthState], imuFirst_ns: TimestampNs, imuLast_ns: TimestampNs,
-                            rateHz: Double, start_s: Double = 0, seconds: Double? = nil,
+                            rate_hz: Double, start_s: Double = 0, seconds: Double? = nil,
                             timeOffset_ns: Int64 = 0, source: String) throws -> RecordingFramePlan {
-        guard rateHz > 0, rateHz.isFinite else { throw RecordingError(source, "camera rate must be > 0 (got \(rateHz))") }
+        guard rate_hz > 0, rate_hz.isFinite else { throw RecordingError(source, "camera rate must be > 0 (got \(rate_hz))") }
         guard start_s >= 0, start_s.isFinite else { throw RecordingError(source, "--start must be ≥ 0 (got \(start_s))") }
         if let seconds, !(seconds > 0 && seconds.isFinite) { throw RecordingError(source, "--seconds must be > 0 (got \(seconds))") }
         guard let gtFirst = groundTruth.first?.t_ns, let gtLast = groundTruth.last?.t_ns else {
@@ -68,10 +68,10 @@ public struct RecordingFramePlan: Equatable, Sendable {
         }
         let reference = groundTruth[firstUsable].t_ns
         let lastUsable = groundTruth[usable[usable.count - 1]].t_ns
-        let period = 1e9 / rateHz
+        let period = 1e9 / rate_hz
         let available = Double(lastUsable - reference) * 1e-9
         // Half a period of slack at the end, so `--seconds` equal to the span (to the printed digit) is accepted.
-        let slack = 0.5 / rateHz
+        let slack = 0.5 / rate_hz
         guard start_s <= available + 1e-9 else {
             throw RecordingError(source, String(format: "--start %.3f s is past the end of the span covered by both ground truth and IMU (%.3f s from its first usable row at %lld ns)",
                                                 start_s, available, reference))
@@ -89,8 +89,8 @@ public struct RecordingFramePlan: Equatable, Sendable {
             if let b = best[k], b.deviation <= dev { continue }
             best[k] = (i, dev)
         }
-        let kStart = Int((start_s * rateHz - 1e-6).rounded(.up))
-        let kEnd = seconds.map { Int(((start_s + $0) * rateHz + 1e-6).rounded(.down)) } ?? Int.max
+        let kStart = Int((start_s * rate_hz - 1e-6).rounded(.up))
+        let kEnd = seconds.map { Int(((start_s + $0) * rate_hz + 1e-6).rounded(.down)) } ?? Int.max
         let slots = best.keys.filter { $0 >= kStart && $0 <= kEnd }.sorted()
         guard !slots.isEmpty else {
             throw RecordingError(source, "the requested span (--start \(start_s) s, --seconds \(seconds.map { "\($0)" } ?? "all")) holds no ground-truth row")

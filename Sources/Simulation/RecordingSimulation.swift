@@ -102,11 +102,12 @@ public struct RecordingCameraInfo: Equatable, Sendable, Codable {
     public var T_B_C: [Double]
     /// `[width, height]`, pixels; rate, Hz (frames are rendered at cam0's rate).
     public var resolution: [Int]
-    public var rateHz: Double
+    public var rate_hz: Double
 
     /// `scene.json` keys (docs/NAMING.md: the keys stay as they were written).
     enum CodingKeys: String, CodingKey {
-        case name, T_B_C, resolution, rateHz
+        case name, T_B_C, resolution
+        case rate_hz = "rateHz"
         case sensorYAML = "sensorYaml"
     }
 }
@@ -188,7 +189,7 @@ public enum RecordingDatasetWriter {
             cameras.append(cam1)
         }
         let plan = try RecordingFramePlan.make(groundTruth: rec.groundTruth, imuFirst_ns: rec.imuRows.firstT_ns,
-                                               imuLast_ns: rec.imuRows.lastT_ns, rateHz: rec.cam0.rateHz,
+                                               imuLast_ns: rec.imuRows.lastT_ns, rate_hz: rec.cam0.rate_hz,
                                                start_s: config.start_s, seconds: config.seconds,
                                                timeOffset_ns: config.timeOffset_ns, source: rec.groundTruthPath)
         let trajectory = try RecordedTrajectory(states: rec.groundTruth, origin_ns: plan.reference_ns)
@@ -288,7 +289,7 @@ public enum RecordingDatasetWriter {
             cameraPose: "T_W_C(t) = T_W_B(t) · T_B_C: T_W_B the ground-truth row at t (no interpolation), T_B_C the camera's T_BS; the image of the row at t is stamped t − timeOffsetNs",
             cameras: cameras.enumerated().map { c, cam in
                 RecordingCameraInfo(name: cam.name, sensorYAML: yamls[c] ?? "", T_B_C: cam.T_B_C.matrix4x4RowMajor,
-                                    resolution: [cam.model.width, cam.model.height], rateHz: cam.rateHz)
+                                    resolution: [cam.model.width, cam.model.height], rate_hz: cam.rate_hz)
             },
             imuRows: imuIdx.count, imuFirst_ns: imuIdx.isEmpty ? 0 : rec.imuRows.rows[imuIdx.lowerBound].t_ns,
             imuLast_ns: imuIdx.isEmpty ? 0 : rec.imuRows.rows[imuIdx.upperBound - 1].t_ns,
@@ -301,7 +302,7 @@ public enum RecordingDatasetWriter {
             "exposureVariation": "\(config.effects.exposureVariation)", "imu": "recorded (copied unchanged)",
         ]
         let sim = SimulationInfo(trajectory: "recording", seed: config.seed, seconds: info.span_s,
-                                 cameraRate_hz: rec.cam0.rateHz, imuRate_hz: rec.imuCalibration.rateHz,
+                                 cameraRate_hz: rec.cam0.rate_hz, imuRate_hz: rec.imuCalibration.rate_hz,
                                  startTime_ns: plan.groundTruthTimes[0], timeOffset_ns: config.timeOffset_ns, options: options)
         do {
             try scene.jsonData(simulation: sim, recording: info).write(to: URL(fileURLWithPath: directory + "/scene.json"))

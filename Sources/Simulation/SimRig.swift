@@ -41,12 +41,12 @@ public struct SimRig: Equatable, Sendable {
         width: 752, height: 480, intrinsics: PinholeIntrinsics(fx: 320.0, fy: 320.0, cx: 375.5, cy: 239.5),
         distortion: .equidistant(k1: 0.0034823894, k2: 0.00071503485, k3: -0.0020532361, k4: 0.00020293674))
 
-    /// The EuRoC-like rig (see the type's description). `rateHz` is the camera frame rate.
-    public static func euroc(stereo: Bool = false, fisheye: Bool = false, rateHz: Double = 20) -> SimRig {
+    /// The EuRoC-like rig (see the type's description). `rate_hz` is the camera frame rate.
+    public static func euroc(stereo: Bool = false, fisheye: Bool = false, rate_hz: Double = 20) -> SimRig {
         let m0 = fisheye ? fisheyeModel : eurocCam0Model
         let m1 = fisheye ? fisheyeModel : eurocCam1Model
-        var cams = [CameraCalibration(name: "cam0", model: m0, rateHz: rateHz, T_B_C: eurocT_B_C0)]
-        if stereo { cams.append(CameraCalibration(name: "cam1", model: m1, rateHz: rateHz, T_B_C: eurocT_B_C1)) }
+        var cams = [CameraCalibration(name: "cam0", model: m0, rate_hz: rate_hz, T_B_C: eurocT_B_C0)]
+        if stereo { cams.append(CameraCalibration(name: "cam1", model: m1, rate_hz: rate_hz, T_B_C: eurocT_B_C1)) }
         return SimRig(cameras: cams)
     }
 

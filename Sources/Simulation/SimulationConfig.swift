@@ -45,7 +45,7 @@ public struct SimulationConfig: Sendable {
     /// Camera time stamps (nanoseconds): `startTime_ns + round(k · 1e9 / rate)` for every k with
     /// `k / rate ≤ seconds`.
     public func cameraTimestamps() -> [TimestampNs] {
-        let rate = rig.cameras.first?.rateHz ?? 20
+        let rate = rig.cameras.first?.rate_hz ?? 20
         let n = Int((seconds * rate + 1e-9).rounded(.down)) + 1
         return (0..<n).map { startTime_ns + Time.nanoseconds(Double($0) / rate) }
     }

@@ -76,14 +76,14 @@ struct InfoReport: Codable, Equatable {
             return Camera(name: c.name, model: "pinhole", distortion: m.distortion.yamlName,
                           distortionCoefficients: m.distortion.coefficients, intrinsics: m.intrinsics.array,
                           width: m.width, height: m.height, rateHz: c.estimatedRate_hz.map { Self.round($0, 3) },
-                          rateHzYaml: c.calibration.rateHz, frames: c.frames.count, listed: c.listedCount,
+                          rateHzYaml: c.calibration.rate_hz, frames: c.frames.count, listed: c.listedCount,
                           missingImages: c.missingImages.count,
                           missingImageNames: Array(c.missingImages.prefix(Self.missingNamesListed)),
                           undecodableImages: c.undecodableImages,
                           firstTNs: c.firstT_ns, lastTNs: c.lastT_ns, durationS: Self.round(c.duration_s, 6))
         }
         let noise = d.imu.calibration.noise
-        imu = IMU(rateHz: d.imu.estimatedRate_hz.map { Self.round($0, 3) }, rateHzYaml: d.imu.calibration.rateHz,
+        imu = IMU(rateHz: d.imu.estimatedRate_hz.map { Self.round($0, 3) }, rateHzYaml: d.imu.calibration.rate_hz,
                   samples: d.imu.samples.count, firstTNs: d.imu.firstT_ns, lastTNs: d.imu.lastT_ns,
                   durationS: Self.round(d.imu.duration_s, 6),
                   gyroscopeNoiseDensity: noise.gyroscopeNoiseDensity, gyroscopeRandomWalk: noise.gyroscopeRandomWalk,

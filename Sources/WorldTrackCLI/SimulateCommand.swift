@@ -169,7 +169,7 @@ struct SimulateCommand: ParsableCommand {
             throw CLIError.badInput(TrajectoryError.unknown(trajectory).description)
         }
         let seconds = self.seconds ?? 0
-        var rig = SimRig.euroc(stereo: stereo, fisheye: fisheye, rateHz: Double(rate ?? 20))
+        var rig = SimRig.euroc(stereo: stereo, fisheye: fisheye, rate_hz: Double(rate ?? 20))
         if let size {
             let (w, h) = try parseSize(size)
             rig = rig.scaled(width: w, height: h)

@@ -10,7 +10,7 @@ import Testing
     static let cam0 = MsckfStepTests.camera
     /// A right camera 11 cm along camera 0's x axis, slightly rotated.
     static let cam1 = CameraCalibration(
-        name: "cam1", model: cam0.model, rateHz: 20,
+        name: "cam1", model: cam0.model, rate_hz: 20,
         T_B_C: cam0.T_B_C * SE3(rotation: SO3(angle: 0.02, axis: Vec3(0.1, 1, 0).normalized), translation: Vec3(0.11, 0.001, -0.002)))
 
     /// A state that estimates the mounting (starting 0.5° and 4 mm off the calibration, so the Jacobian is not

@@ -33,7 +33,7 @@ import TestSupport
 
     @Test func sceneGivesEnoughVisibleFeatures() {
         let scene = EstimationScene()
-        let frames = scene.frames(trajectory: EstimationTrajectory(), duration: 10, rateHz: 5)
+        let frames = scene.frames(trajectory: EstimationTrajectory(), duration: 10, rate_hz: 5)
         let counts = frames.map { $0.observations.count }
         // The estimator tests assume a textured scene: ≥ 50 features in every frame.
         #expect(counts.min()! >= 50, "visible counts \(counts)")

@@ -11,7 +11,7 @@ import TestSupport
     /// A moving trajectory's exact IMU at 200 Hz, with white noise of the given densities.
     static func samples(seconds: Double, noise: IMUNoiseModel?, seed: UInt64 = 3) -> [IMUSample] {
         EstimationTrajectory(restDuration: 0.5, rampDuration: 1)
-            .imuSamples(duration: seconds, rateHz: 200, gyroBias: Vec3(0.01, -0.02, 0.03), accelBias: Vec3(0.1, 0, -0.1),
+            .imuSamples(duration: seconds, rate_hz: 200, gyroBias: Vec3(0.01, -0.02, 0.03), accelBias: Vec3(0.1, 0, -0.1),
                         noise: noise, seed: seed)
     }
 

@@ -17,7 +17,7 @@ import TestSupport
 
     @Test func exactImuReproducesTrajectory() {
         let traj = EstimationTrajectory(restDuration: 0.5, rampDuration: 1)
-        let samples = traj.imuSamples(duration: 10.5, rateHz: 200)
+        let samples = traj.imuSamples(duration: 10.5, rate_hz: 200)
         let buf = buffer(samples)
         let prop = IMUPropagator(noise: .euroc, gravity_W: Vec3(0, 0, -Self.g))
         let s0 = traj.state(at: 0)
@@ -46,7 +46,7 @@ import TestSupport
         let noise = IMUNoiseModel.euroc
         let T = 10.0
         let traj = EstimationTrajectory(motionScale: 0)
-        let samples = traj.imuSamples(duration: T, rateHz: 200)
+        let samples = traj.imuSamples(duration: T, rate_hz: 200)
         let buf = buffer(samples)
         let prop = IMUPropagator(noise: noise, gravity_W: Vec3(0, 0, -Self.g))
         let s0 = traj.state(at: 0)
@@ -82,7 +82,7 @@ import TestSupport
 
     @Test func covarianceStaysSymmetricPSDWhileMoving() throws {
         let traj = EstimationTrajectory(restDuration: 0, rampDuration: 1)
-        let buf = buffer(traj.imuSamples(duration: 5, rateHz: 200))
+        let buf = buffer(traj.imuSamples(duration: 5, rate_hz: 200))
         let prop = IMUPropagator(noise: .euroc, gravity_W: Vec3(0, 0, -Self.g))
         let s0 = traj.state(at: 0)
         var fs = FilterState(imu: IMUState(t_ns: 0, R_W_B: s0.R_W_B, p_W: s0.p_W, v_W: s0.v_W),

@@ -8,7 +8,7 @@ import TestSupport
 /// `InertialInitializer`: static initialisation at rest, dynamic in motion, neither when the image and the
 /// IMU disagree or the dynamic one is turned off.
 @Suite struct InertialInitializerTests {
-    static let imuCalibration = IMUCalibration(noise: .euroc, rateHz: 200)
+    static let imuCalibration = IMUCalibration(noise: .euroc, rate_hz: 200)
 
     /// Feeds the frames of `trajectory` (with their IMU) one by one, the disparity of each frame given by
     /// `disparity(t)`; returns the first frame index and result that initialise.
@@ -16,7 +16,7 @@ import TestSupport
                                     configuration: EstimatorConfiguration = EstimatorConfiguration(),
                                     disparity: (Double) -> Double?) -> (frame: Int, result: InertialInitializer.Result)? {
         let scene = VIOEstimatorTests.sparse
-        let imu = trajectory.imuSamples(duration: duration, rateHz: 200, gyroBias: Vec3(0.003, -0.002, 0.001),
+        let imu = trajectory.imuSamples(duration: duration, rate_hz: 200, gyroBias: Vec3(0.003, -0.002, 0.001),
                                         noise: .euroc, seed: 5)
         let frames = scene.frames(trajectory: trajectory, duration: duration, pixelNoise: 0.5, seed: 6)
         var initializer = InertialInitializer(configuration: configuration, cameras: [scene.camera], imu: imuCalibration)

@@ -11,7 +11,7 @@ import Testing
 
     static let camera = CameraCalibration(
         name: "cam0", model: CameraModel(width: 752, height: 480, intrinsics: PinholeIntrinsics(fx: 460, fy: 460, cx: 376, cy: 240)),
-        rateHz: 20, T_B_C: SE3(rotation: SO3(angle: 0.1, axis: Vec3(0.3, 1, 0.2).normalized), translation: Vec3(0.02, -0.05, 0.01)))
+        rate_hz: 20, T_B_C: SE3(rotation: SO3(angle: 0.1, axis: Vec3(0.3, 1, 0.2).normalized), translation: Vec3(0.02, -0.05, 0.01)))
 
     /// The normalised projection of `p_W` by `camera` on the body pose `(R, p)`.
     static func project(_ p_W: Vec3, R: SO3, p: Vec3) -> Vec2 {

@@ -12,7 +12,7 @@ func rollPitch(_ R_W_B: SO3) -> (roll: Double, pitch: Double) {
 }
 
 @Suite struct StaticInitializerTests {
-    let imuCal = IMUCalibration(noise: .euroc, rateHz: 200)
+    let imuCal = IMUCalibration(noise: .euroc, rate_hz: 200)
 
     @Test func chiSquareQuantilesMatchTables() {
         // Standard table values (to 3 decimals).
@@ -33,7 +33,7 @@ func rollPitch(_ R_W_B: SO3) -> (roll: Double, pitch: Double) {
         let gyroBias = Vec3(0.01, -0.02, 0.015)
         // Accel bias 0.01 m/s² tilts the gravity estimate by 0.01/9.81 rad = 0.06°, unavoidably (unobservable at rest).
         let accelBias = Vec3(0.01, -0.008, 0.02)
-        let samples = traj.imuSamples(duration: 2, rateHz: 200, gyroBias: gyroBias, accelBias: accelBias,
+        let samples = traj.imuSamples(duration: 2, rate_hz: 200, gyroBias: gyroBias, accelBias: accelBias,
                                       noise: .euroc, seed: 11)
         let initializer = StaticInitializer(configuration: EstimatorConfiguration(), imu: imuCal)
         let result = try #require(initializer.initialize(samples: samples, endingAt: 1_500_000_000))
@@ -53,7 +53,7 @@ func rollPitch(_ R_W_B: SO3) -> (roll: Double, pitch: Double) {
 
     @Test func motionIsRejected() {
         let traj = EstimationTrajectory(restDuration: 0, rampDuration: 0.5)
-        let samples = traj.imuSamples(duration: 6, rateHz: 200, noise: .euroc, seed: 5)
+        let samples = traj.imuSamples(duration: 6, rate_hz: 200, noise: .euroc, seed: 5)
         let initializer = StaticInitializer(configuration: EstimatorConfiguration(), imu: imuCal)
         for k in 10...60 {
             let t = Int64(k) * 100_000_000
@@ -67,11 +67,11 @@ func rollPitch(_ R_W_B: SO3) -> (roll: Double, pitch: Double) {
         let loud = IMUNoiseModel(gyroscopeNoiseDensity: 30 * 1.6968e-04, gyroscopeRandomWalk: 0,
                                  accelerometerNoiseDensity: 30 * 2e-3, accelerometerRandomWalk: 0)
         let still = EstimationTrajectory(restDuration: 100, motionScale: 0)
-            .imuSamples(duration: 1.5, rateHz: 200, noise: loud, seed: 3)
+            .imuSamples(duration: 1.5, rate_hz: 200, noise: loud, seed: 3)
         #expect(initializer.initialize(samples: still, endingAt: 1_200_000_000) != nil)
         // Slow motion (10 % amplitude) with datasheet noise → rejected.
         let slow = EstimationTrajectory(restDuration: 0, rampDuration: 0.1, motionScale: 0.1)
-            .imuSamples(duration: 3, rateHz: 200, noise: .euroc, seed: 4)
+            .imuSamples(duration: 3, rate_hz: 200, noise: .euroc, seed: 4)
         #expect(initializer.initialize(samples: slow, endingAt: 2_000_000_000) == nil)
     }
 
@@ -88,7 +88,7 @@ func rollPitch(_ R_W_B: SO3) -> (roll: Double, pitch: Double) {
             IMUSample(t_ns: Int64($0[0]), gyro_B: Vec3($0[1], $0[2], $0[3]), accel_B: Vec3($0[4], $0[5], $0[6]))
         }
         let gt = try #require(try EstimationCSV.rows(gtURL, columns: 17, maxRows: 1).first)
-        let euroc = IMUCalibration(noise: .euroc, rateHz: 200)
+        let euroc = IMUCalibration(noise: .euroc, rate_hz: 200)
         let initializer = StaticInitializer(configuration: EstimatorConfiguration(), imu: euroc)
         let t0 = samples[0].t_ns
         let result = try #require(initializer.initialize(samples: samples, endingAt: t0 + 1_000_000_000),

@@ -38,14 +38,14 @@ import TestSupport
     static func run(offset_s: Double, estimate: Bool, imuSeed: UInt64) throws -> Outcome {
         let traj = EstimationTrajectory(restDuration: 2, rampDuration: 1.5)
         let duration = 22.0
-        let imu = traj.imuSamples(duration: duration, rateHz: 200, gyroBias: Vec3(0.003, -0.002, 0.004),
+        let imu = traj.imuSamples(duration: duration, rate_hz: 200, gyroBias: Vec3(0.003, -0.002, 0.004),
                                   accelBias: Vec3(0.02, -0.03, 0.01), noise: .euroc, seed: imuSeed)
         let frames = VIOEstimatorTests.sparse.frames(trajectory: traj, duration: duration, pixelNoise: 0.5, seed: 22)
         var config = EstimatorConfiguration()
         config.updater.pixelNoiseStd = 0.5
         config.state.timeOffset.estimate = estimate
         let vio = VIOEstimator(configuration: config, cameras: [VIOEstimatorTests.sparse.camera],
-                               imu: IMUCalibration(noise: .euroc, rateHz: 200))
+                               imu: IMUCalibration(noise: .euroc, rate_hz: 200))
         let shift = Int64((offset_s * 1e9).rounded()), lookahead = config.state.timeOffset.imuLookahead_ns
         var outcome = Outcome()
         var k = 0

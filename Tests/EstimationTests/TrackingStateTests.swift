@@ -19,7 +19,7 @@ import TestSupport
 
     func estimator() -> VIOEstimator {
         VIOEstimator(configuration: EstimatorConfiguration(), cameras: [Self.scene.camera],
-                     imu: IMUCalibration(noise: .euroc, rateHz: 200))
+                     imu: IMUCalibration(noise: .euroc, rate_hz: 200))
     }
 
     func frame(_ f: EstimationSimFrame, keep: Int = .max) -> FeatureFrame {
@@ -30,7 +30,7 @@ import TestSupport
 
     @Test func transitionsFromNotAvailableToNormalAndInsufficientFeatures() {
         let traj = EstimationTrajectory(restDuration: 2, rampDuration: 1)
-        let imu = traj.imuSamples(duration: 5, rateHz: 200, noise: .euroc, seed: 2)
+        let imu = traj.imuSamples(duration: 5, rate_hz: 200, noise: .euroc, seed: 2)
         let frames = Self.scene.frames(trajectory: traj, duration: 5, seed: 4)
         let vio = estimator()
         // A frame before any IMU data.
@@ -53,12 +53,12 @@ import TestSupport
 
     @Test func noRestMeansNoStaticInitialisation() {
         let traj = EstimationTrajectory(restDuration: 0, rampDuration: 0.5)
-        let imu = traj.imuSamples(duration: 3, rateHz: 200, noise: .euroc, seed: 2)
+        let imu = traj.imuSamples(duration: 3, rate_hz: 200, noise: .euroc, seed: 2)
         let frames = Self.scene.frames(trajectory: traj, duration: 3, seed: 4)
         var config = EstimatorConfiguration()
         config.initializer.dynamicInitialization = false
         let vio = VIOEstimator(configuration: config, cameras: [Self.scene.camera],
-                               imu: IMUCalibration(noise: .euroc, rateHz: 200))
+                               imu: IMUCalibration(noise: .euroc, rate_hz: 200))
         var k = 0
         for f in frames {
             while k < imu.count, imu[k].t_ns <= f.t_ns { vio.addIMU(imu[k]); k += 1 }
@@ -69,7 +69,7 @@ import TestSupport
 
     @Test func fastRotationIsExcessiveMotion() {
         let traj = EstimationTrajectory(restDuration: 100, motionScale: 0)
-        var imu = traj.imuSamples(duration: 3, rateHz: 200, noise: .euroc, seed: 2)
+        var imu = traj.imuSamples(duration: 3, rate_hz: 200, noise: .euroc, seed: 2)
         let frames = Self.scene.frames(trajectory: traj, duration: 3, seed: 4)
         // After 2 s, the gyro reads 6 rad/s (more than the 4 rad/s the tracker follows).
         for i in imu.indices where imu[i].t_ns > 2_000_000_000 { imu[i].gyro_B = Vec3(0, 0, 6) }
@@ -87,7 +87,7 @@ import TestSupport
 
     @Test func divergenceResetsAndReportsRelocalizingWithoutNaN() throws {
         let traj = EstimationTrajectory(restDuration: 100, motionScale: 0)
-        var imu = traj.imuSamples(duration: 6, rateHz: 200, noise: .euroc, seed: 2)
+        var imu = traj.imuSamples(duration: 6, rate_hz: 200, noise: .euroc, seed: 2)
         let frames = Self.scene.frames(trajectory: traj, duration: 6, seed: 4)
         // 2.0–2.5 s: a broken accelerometer reading 50 m/s² sideways (speed would exceed 10 m/s).
         for i in imu.indices where imu[i].t_ns > 2_000_000_000 && imu[i].t_ns <= 2_500_000_000 {
@@ -117,7 +117,7 @@ extension TrackingStateTests {
     /// must never crash or put NaN into the outputs.
     @Test func badInputNeverProducesNaN() {
         let traj = EstimationTrajectory(restDuration: 1.5, rampDuration: 0.5)
-        let imu = traj.imuSamples(duration: 4, rateHz: 200, noise: .euroc, seed: 8)
+        let imu = traj.imuSamples(duration: 4, rate_hz: 200, noise: .euroc, seed: 8)
         let frames = Self.scene.frames(trajectory: traj, duration: 4, seed: 9)
         let vio = estimator()
         var k = 0

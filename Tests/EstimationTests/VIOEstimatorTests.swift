@@ -14,7 +14,7 @@ import TestSupport
     func makeEstimator(_ config: EstimatorConfiguration = EstimatorConfiguration(), stereo: Bool = false) -> VIOEstimator {
         // Both scenes share the same rig.
         let cams = stereo ? [Self.scene.camera, Self.scene.rightCamera] : [Self.scene.camera]
-        return VIOEstimator(configuration: config, cameras: cams, imu: IMUCalibration(noise: .euroc, rateHz: 200))
+        return VIOEstimator(configuration: config, cameras: cams, imu: IMUCalibration(noise: .euroc, rate_hz: 200))
     }
 
     func summary(_ name: String, _ run: EstimationRun) -> String {
@@ -33,7 +33,7 @@ import TestSupport
         let traj = EstimationTrajectory(restDuration: 2, rampDuration: 1.5)
         let duration = 22.0
         let gyroBias = Vec3(0.003, -0.002, 0.004)
-        let imu = traj.imuSamples(duration: duration, rateHz: 200, gyroBias: gyroBias,
+        let imu = traj.imuSamples(duration: duration, rate_hz: 200, gyroBias: gyroBias,
                                   accelBias: Vec3(0.02, -0.03, 0.01), noise: .euroc, seed: 21)
         // The sparse scene (~65 features per frame) keeps this 22 s run to a few seconds in a debug build.
         let frames = Self.sparse.frames(trajectory: traj, duration: duration, pixelNoise: 0.5, seed: 22)
@@ -76,7 +76,7 @@ import TestSupport
     @Test func firstEstimateJacobiansKeepAccuracy() {
         let traj = EstimationTrajectory(restDuration: 1.5, rampDuration: 1)
         let duration = 12.0
-        let imu = traj.imuSamples(duration: duration, rateHz: 200, gyroBias: Vec3(0.002, 0.001, -0.002),
+        let imu = traj.imuSamples(duration: duration, rate_hz: 200, gyroBias: Vec3(0.002, 0.001, -0.002),
                                   accelBias: Vec3(0.02, 0.01, -0.02), noise: .euroc, seed: 81)
         let frames = Self.sparse.frames(trajectory: traj, duration: duration, pixelNoise: 0.5, seed: 82)
         var config = EstimatorConfiguration()
@@ -93,7 +93,7 @@ import TestSupport
     @Test func exactDataGivesMillimetreAccuracy() {
         let traj = EstimationTrajectory(restDuration: 1.5, rampDuration: 1)
         let duration = 10.0
-        let imu = traj.imuSamples(duration: duration, rateHz: 200)
+        let imu = traj.imuSamples(duration: duration, rate_hz: 200)
         let frames = Self.sparse.frames(trajectory: traj, duration: duration, seed: 5)
         var config = EstimatorConfiguration()
         config.updater.pixelNoiseStd = 0.2
@@ -109,7 +109,7 @@ import TestSupport
     @Test func zeroVelocityUpdateStopsDriftAtRest() {
         let traj = EstimationTrajectory(restDuration: 100, motionScale: 0)
         let duration = 7.0
-        let imu = traj.imuSamples(duration: duration, rateHz: 200, gyroBias: Vec3(0.002, 0.001, -0.003),
+        let imu = traj.imuSamples(duration: duration, rate_hz: 200, gyroBias: Vec3(0.002, 0.001, -0.003),
                                   accelBias: Vec3(0.03, 0.02, -0.02), noise: .euroc, seed: 31)
         let frames = Self.sparse.frames(trajectory: traj, duration: duration, pixelNoise: 0.5, seed: 32)
         func drift(_ zupt: Bool) -> (Double, Int) {
@@ -134,7 +134,7 @@ import TestSupport
     @Test func gatingRejectsOutliers() {
         let traj = EstimationTrajectory(restDuration: 1.5, rampDuration: 1)
         let duration = 10.0
-        let imu = traj.imuSamples(duration: duration, rateHz: 200, noise: .euroc, seed: 41)
+        let imu = traj.imuSamples(duration: duration, rate_hz: 200, noise: .euroc, seed: 41)
         let clean = Self.sparse.frames(trajectory: traj, duration: duration, pixelNoise: 0.5, seed: 42)
         let dirty = Self.sparse.frames(trajectory: traj, duration: duration, pixelNoise: 0.5, outlierRate: 0.05, seed: 42)
         var config = EstimatorConfiguration()
@@ -165,7 +165,7 @@ import TestSupport
     @Test func stereoTracksMotion() {
         let traj = EstimationTrajectory(restDuration: 1.5, rampDuration: 1)
         let duration = 8.0
-        let imu = traj.imuSamples(duration: duration, rateHz: 200, noise: .euroc, seed: 51)
+        let imu = traj.imuSamples(duration: duration, rate_hz: 200, noise: .euroc, seed: 51)
         let frames = Self.sparse.frames(trajectory: traj, duration: duration, pixelNoise: 0.5, stereo: true, seed: 52)
         var config = EstimatorConfiguration()
         config.updater.pixelNoiseStd = 0.5
@@ -181,12 +181,12 @@ import TestSupport
         let scene = VIOEstimatorTests.sparse
         let traj = EstimationTrajectory(restDuration: 0, rampDuration: 0.3)
         let duration = 8.0
-        let imu = traj.imuSamples(duration: duration, rateHz: 200, accelBias: Vec3(0.02, -0.02, 0.01),
+        let imu = traj.imuSamples(duration: duration, rate_hz: 200, accelBias: Vec3(0.02, -0.02, 0.01),
                                   noise: .euroc, seed: 61)
         let frames = scene.frames(trajectory: traj, duration: duration, pixelNoise: 0.5, seed: 62)
         var config = EstimatorConfiguration()
         config.updater.pixelNoiseStd = 0.5
-        let vio = VIOEstimator(configuration: config, cameras: [scene.camera], imu: IMUCalibration(noise: .euroc, rateHz: 200))
+        let vio = VIOEstimator(configuration: config, cameras: [scene.camera], imu: IMUCalibration(noise: .euroc, rate_hz: 200))
         let run = EstimationRun(estimator: vio, trajectory: traj, imu: imu, frames: frames)
         let k0 = try #require(run.diagnostics.firstIndex { $0.initialized })
         #expect(run.diagnostics[k0].dynamicInitialization)
@@ -219,14 +219,14 @@ extension DynamicInitializationTests {
         let traj = EstimationTrajectory(restDuration: 0, rampDuration: 0.3)
         let duration = 4.0
         let bias = Vec3(0.06, -0.045, 0.055)
-        let imu = traj.imuSamples(duration: duration, rateHz: 200, gyroBias: bias, accelBias: Vec3(0.02, -0.02, 0.01),
+        let imu = traj.imuSamples(duration: duration, rate_hz: 200, gyroBias: bias, accelBias: Vec3(0.02, -0.02, 0.01),
                                   noise: .euroc, seed: 63)
         let frames = scene.frames(trajectory: traj, duration: duration, pixelNoise: 0.5, seed: 64)
         func initialState(iterations: Int) throws -> (biasError: Double, velocityError: Double, tiltDeg: Double) {
             var config = EstimatorConfiguration()
             config.updater.pixelNoiseStd = 0.5
             config.initializer.gyroBiasIterations = iterations
-            let vio = VIOEstimator(configuration: config, cameras: [scene.camera], imu: IMUCalibration(noise: .euroc, rateHz: 200))
+            let vio = VIOEstimator(configuration: config, cameras: [scene.camera], imu: IMUCalibration(noise: .euroc, rate_hz: 200))
             let run = EstimationRun(estimator: vio, trajectory: traj, imu: imu, frames: frames)
             let k0 = try #require(run.diagnostics.firstIndex { $0.initialized })
             #expect(run.diagnostics[k0].dynamicInitialization)
@@ -252,14 +252,14 @@ extension DynamicInitializationTests {
         let scene = VIOEstimatorTests.sparse
         let traj = EstimationTrajectory(restDuration: 1.5, rampDuration: 0.5)
         let duration = 9.0
-        var imu = traj.imuSamples(duration: duration, rateHz: 200, noise: .euroc, seed: 71)
+        var imu = traj.imuSamples(duration: duration, rate_hz: 200, noise: .euroc, seed: 71)
         for i in imu.indices where imu[i].t_ns > 4_000_000_000 && imu[i].t_ns <= 4_300_000_000 {
             imu[i].accel_B += Vec3(60, 0, 0)
         }
         let frames = scene.frames(trajectory: traj, duration: duration, pixelNoise: 0.5, seed: 72)
         var config = EstimatorConfiguration()
         config.updater.pixelNoiseStd = 0.5
-        let vio = VIOEstimator(configuration: config, cameras: [scene.camera], imu: IMUCalibration(noise: .euroc, rateHz: 200))
+        let vio = VIOEstimator(configuration: config, cameras: [scene.camera], imu: IMUCalibration(noise: .euroc, rate_hz: 200))
         let run = EstimationRun(estimator: vio, trajectory: traj, imu: imu, frames: frames)
         let states = run.outputs.map(\.trackingState)
         let reset = try #require(run.diagnostics.firstIndex { $0.reset }, "the fault must be detected")

@@ -12,7 +12,7 @@ private func positions(_ poses: [StampedPose]) -> [Vec3] { poses.map(\.pose.tran
 private func rotationDistance(_ a: SO3, _ b: SO3) -> Double { (a.inverse * b).angle }
 
 @Suite struct AlignmentTests {
-    let gt = Synthetic.trajectory(rateHz: 20, duration: 30)
+    let gt = Synthetic.trajectory(rate_hz: 20, duration: 30)
     /// The transform G ← E is the inverse of the one that made the estimate, so the estimate is made
     /// with the inverse of `known` and the alignment must return `known`.
     func estimate(inverseOf known: SimilarityTransform) -> [StampedPose] {
@@ -98,7 +98,7 @@ private func rotationDistance(_ a: SO3, _ b: SO3) -> Double { (a.inverse * b).an
     @Test func noiseOfKnownRMSEIsMeasured() throws {
         // Isotropic Gaussian noise σ per axis: the position error RMSE is σ√3 in expectation.
         let sigma = 0.05
-        let truth = Synthetic.trajectory(rateHz: 50, duration: 60)  // 3001 poses
+        let truth = Synthetic.trajectory(rate_hz: 50, duration: 60)  // 3001 poses
         var random = SeededRandom(seed: 42)
         let known = SimilarityTransform(rotation: SO3.exp(Vec3(0.1, 0.2, -1.0)), translation: Vec3(2, 2, 2))
         var noise: [Vec3] = []

@@ -7,8 +7,8 @@ import Testing
 @Suite struct AssociationTests {
     @Test func interpolatesDenseGroundTruthAtEstimateTimes() throws {
         // Ground truth at 200 Hz, estimate at 20 Hz half-way between ground-truth samples (2.5 ms off).
-        let gt = Synthetic.trajectory(rateHz: 200, duration: 10)
-        let est = Synthetic.trajectory(rateHz: 20, duration: 9.9, offset_ns: 2_500_000)
+        let gt = Synthetic.trajectory(rate_hz: 200, duration: 10)
+        let est = Synthetic.trajectory(rate_hz: 20, duration: 9.9, offset_ns: 2_500_000)
         let pairs = Association.associate(estimate: est, groundTruth: gt, mode: .interpolate)
         #expect(pairs.count == est.count)
         var worstPosition = 0.0, worstAngle = 0.0
@@ -29,7 +29,7 @@ import Testing
     }
 
     @Test func dropsEstimatesWithoutGroundTruthWithinMaxDt() {
-        let gt = Synthetic.trajectory(rateHz: 10, duration: 5)  // 0 … 5 s every 100 ms
+        let gt = Synthetic.trajectory(rate_hz: 10, duration: 5)  // 0 … 5 s every 100 ms
         let times: [Int64] = [-20_000_000, -10_000_000, 0, 50_000_000, 130_000_000, 5_010_000_000, 5_011_000_000]
         let est = times.map { StampedPose(t_ns: $0, pose: .identity) }
         let pairs = Association.associate(estimate: est, groundTruth: gt, maxDt_ns: 10_000_000, mode: .interpolate)
@@ -40,7 +40,7 @@ import Testing
     }
 
     @Test func exactTimestampsUseTheSampleItself() {
-        let gt = Synthetic.trajectory(rateHz: 100, duration: 2)
+        let gt = Synthetic.trajectory(rate_hz: 100, duration: 2)
         let est = Array(gt[5...50])
         for mode in AssociationMode.allCases {
             let pairs = Association.associate(estimate: est, groundTruth: gt, mode: mode)
@@ -50,8 +50,8 @@ import Testing
     }
 
     @Test func noOverlapIsAClearError() {
-        let gt = Synthetic.trajectory(rateHz: 10, duration: 5)
-        let est = Synthetic.trajectory(rateHz: 10, duration: 5, start: 100)
+        let gt = Synthetic.trajectory(rate_hz: 10, duration: 5)
+        let est = Synthetic.trajectory(rate_hz: 10, duration: 5, start: 100)
         #expect(throws: EvaluationError.self) { try Evaluator.evaluate(estimate: est, groundTruth: gt) }
         do { _ = try Evaluator.evaluate(estimate: est, groundTruth: gt) } catch {
             #expect("\(error)".contains("no estimated pose has ground truth within 0.010 s"))

@@ -54,7 +54,7 @@ struct RecordingCanvas: PlotCanvas {
     }
 
     @Test func rpeChartHasOneBoxPerSegment() throws {
-        let gt = Synthetic.trajectory(rateHz: 20, duration: 30)
+        let gt = Synthetic.trajectory(rate_hz: 20, duration: 30)
         let report = try Evaluator.evaluate(estimate: gt, groundTruth: gt)
         let rpe = EvaluationCharts.charts(for: report)[3].chart
         #expect(rpe.boxes.count == 5)
@@ -67,7 +67,7 @@ struct RecordingCanvas: PlotCanvas {
     }
 
     @Test func writesFourPNGs() throws {
-        let gt = Synthetic.trajectory(rateHz: 20, duration: 20)
+        let gt = Synthetic.trajectory(rate_hz: 20, duration: 20)
         var random = SeededRandom(seed: 3)
         let est = gt.map { StampedPose(t_ns: $0.t_ns, pose: SE3(rotation: $0.pose.rotation,
                                                                   translation: $0.pose.translation + random.gaussian3(0.02))) }

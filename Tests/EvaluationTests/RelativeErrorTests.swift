@@ -44,7 +44,7 @@ import Testing
     }
 
     @Test func relativeErrorIgnoresRigidFrameChange() throws {
-        let gt = Synthetic.trajectory(rateHz: 20, duration: 30)
+        let gt = Synthetic.trajectory(rate_hz: 20, duration: 30)
         let est = Synthetic.transformed(gt, by: SimilarityTransform(rotation: SO3.exp(Vec3(1, 2, 3)), translation: Vec3(5, 5, 5)))
         let report = try Evaluator.evaluate(estimate: est, groundTruth: gt, options: EvaluationOptions(alignment: .none))
         #expect(report.ate.position.rmse > 1)  // unaligned: far off
@@ -75,11 +75,11 @@ import Testing
 @Suite struct CompletenessTests {
     @Test func gapReducesCompleteness() throws {
         // Estimates at 20 Hz over 0–10 s except a gap 4–6 s: 8 s of 10 s are tracked.
-        let gt = Synthetic.trajectory(rateHz: 200, duration: 10)
-        let est = Synthetic.trajectory(rateHz: 20, duration: 10).filter { $0.t_ns <= 4_000_000_000 || $0.t_ns >= 6_000_000_000 }
+        let gt = Synthetic.trajectory(rate_hz: 200, duration: 10)
+        let est = Synthetic.trajectory(rate_hz: 20, duration: 10).filter { $0.t_ns <= 4_000_000_000 || $0.t_ns >= 6_000_000_000 }
         let report = try Evaluator.evaluate(estimate: est, groundTruth: gt)
         #expect(abs(report.completeness - 0.8) < 1e-9)
-        let full = try Evaluator.evaluate(estimate: Synthetic.trajectory(rateHz: 20, duration: 10), groundTruth: gt)
+        let full = try Evaluator.evaluate(estimate: Synthetic.trajectory(rate_hz: 20, duration: 10), groundTruth: gt)
         #expect(abs(full.completeness - 1) < 1e-12)
     }
 

@@ -12,11 +12,11 @@ enum Synthetic {
         return SE3(rotation: SO3.exp(phi), translation: p)
     }
 
-    /// Poses of ``pose(at:)`` at `rateHz` over `[start, start + duration]` seconds.
-    static func trajectory(rateHz: Double, duration: Double, start: Double = 0, offset_ns: Int64 = 0) -> [StampedPose] {
-        let n = Int((duration * rateHz).rounded())
+    /// Poses of ``pose(at:)`` at `rate_hz` over `[start, start + duration]` seconds.
+    static func trajectory(rate_hz: Double, duration: Double, start: Double = 0, offset_ns: Int64 = 0) -> [StampedPose] {
+        let n = Int((duration * rate_hz).rounded())
         return (0...n).map { k in
-            let t_ns = Time.nanoseconds(start + Double(k) / rateHz) + offset_ns
+            let t_ns = Time.nanoseconds(start + Double(k) / rate_hz) + offset_ns
             return StampedPose(t_ns: t_ns, pose: pose(at: Time.seconds(t_ns)))
         }
     }

@@ -9,7 +9,7 @@ import TestSupport
         let folder = try temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         // EuRoC-sized timestamps with odd nanoseconds: seconds with 9 decimals must keep every one.
-        let poses = Synthetic.trajectory(rateHz: 200, duration: 1, start: 1_403_715_273.262142976, offset_ns: 7)
+        let poses = Synthetic.trajectory(rate_hz: 200, duration: 1, start: 1_403_715_273.262142976, offset_ns: 7)
         let path = folder.appendingPathComponent("est.tum").path
         try TrajectoryFile.writeTUM(poses, to: path)
         let back = try TrajectoryFile.readTUM(path: path)
@@ -37,7 +37,7 @@ import TestSupport
         let folder = try temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         var random = SeededRandom(seed: 7)
-        let states = Synthetic.trajectory(rateHz: 200, duration: 0.5).map {
+        let states = Synthetic.trajectory(rate_hz: 200, duration: 0.5).map {
             GroundTruthState(t_ns: $0.t_ns + 1_403_715_273_262_142_976, T_W_B: $0.pose, v_W: random.gaussian3(1),
                              gyroBias_B: random.gaussian3(0.01), accelBias_B: random.gaussian3(0.1))
         }

@@ -12,7 +12,7 @@ import Vision
 @Suite struct MapReobserverTests {
     let camera = CameraCalibration(name: "cam0",
                                    model: CameraModel(width: 320, height: 240, intrinsics: PinholeIntrinsics(fx: 300, fy: 300, cx: 160, cy: 120)),
-                                   rateHz: 20, T_B_C: SE3())
+                                   rate_hz: 20, T_B_C: SE3())
     /// Camera 0 at the world origin looking along +z.
     let T_W_C = SE3()
 

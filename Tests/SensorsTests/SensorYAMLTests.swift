@@ -15,7 +15,7 @@ struct SensorYAMLTests {
         #expect(cal.model.width == 752 && cal.model.height == 480)
         #expect(cal.model.intrinsics == PinholeIntrinsics(fx: 458.654, fy: 457.296, cx: 367.215, cy: 248.375))
         #expect(cal.model.distortion == .radialTangential(k1: -0.28340811, k2: 0.07395907, p1: 0.00019359, p2: 1.76187114e-05))
-        #expect(cal.rateHz == 20)
+        #expect(cal.rate_hz == 20)
         // T_BS is +90° about z with translation (0.1, -0.2, 0.3): it maps the camera x axis to body y.
         let xInBody = cal.T_B_C.rotation.act(Vec3(1, 0, 0))
         // 1e-12: the matrix is exact; only quaternion round-off remains.
@@ -52,7 +52,7 @@ struct SensorYAMLTests {
         #expect(cal.model.width == 1242 && cal.model.height == 375)
         #expect(cal.model.distortion == .radialTangential(k1: 0.1, k2: 0.2, p1: 0.3, p2: 0.4))
         #expect(cal.T_B_C.translation == Vec3(0.5, 0, 0))
-        #expect(cal.rateHz == 30)
+        #expect(cal.rate_hz == 30)
     }
 
     @Test("The real EuRoC cam0 sensor.yaml from ../shared/datasets", .enabled(if: SharedDatasets.eurocMicroIsPresent, "needs ../shared/datasets/euroc-v101-micro"))
@@ -68,7 +68,7 @@ struct SensorYAMLTests {
     func imu() throws {
         let cal = try SensorYAML.parseIMU(yaml: DatasetFixture.imuYAML, file: "imu0/sensor.yaml")
         #expect(cal.noise == IMUNoiseModel.euroc)
-        #expect(cal.rateHz == 200)
+        #expect(cal.rate_hz == 200)
         #expect(cal.T_B_S == .identity)
     }
 

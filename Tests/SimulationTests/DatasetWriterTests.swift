@@ -114,7 +114,7 @@ private func files(_ dir: String) -> [String] {
     var config = SimulationConfig(scene: .room(), seconds: 1, seed: 1)
     let s20 = config.cameraTimestamps()
     #expect(s20.count == 21 && s20[1] - s20[0] == 50_000_000 && s20.last! - s20[0] == 1_000_000_000)
-    config.rig = .euroc(rateHz: 30)
+    config.rig = .euroc(rate_hz: 30)
     let s30 = config.cameraTimestamps().map { $0 - config.startTime_ns }
     // Rounded to the nearest nanosecond: 33 333 333, 66 666 667, 100 000 000, …
     #expect(s30.count == 31 && s30[1] == 33_333_333 && s30[2] == 66_666_667 && s30[3] == 100_000_000)

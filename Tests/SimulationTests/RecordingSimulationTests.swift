@@ -185,7 +185,7 @@ struct RecordingSimulationTests {
             states.append(GroundTruthState(t_ns: t0 + Time.nanoseconds(t) + (k == 0 ? 0 : jitter), T_W_B: .identity))
         }
         let plan = try RecordingFramePlan.make(groundTruth: states, imuFirst_ns: t0 - 5_000_000, imuLast_ns: t0 + 4_000_000_000,
-                                               rateHz: 20, source: "gt")
+                                               rate_hz: 20, source: "gt")
         #expect(plan.reference_ns == t0)
         // Slots 1.05 … 1.25 s have no row (5 slots); every kept frame is within 0.3 ms of its slot.
         #expect(plan.skippedSlots == 5)
@@ -196,19 +196,19 @@ struct RecordingSimulationTests {
         }
         #expect(plan.imageStamps == plan.groundTruthTimes)
         // --start / --seconds count from the reference; a span past the data is refused.
-        let part = try RecordingFramePlan.make(groundTruth: states, imuFirst_ns: t0, imuLast_ns: t0 + 4_000_000_000, rateHz: 20,
+        let part = try RecordingFramePlan.make(groundTruth: states, imuFirst_ns: t0, imuLast_ns: t0 + 4_000_000_000, rate_hz: 20,
                                                start_s: 2, seconds: 0.5, source: "gt")
         #expect(part.imageStamps.count == 11)
         #expect(throws: RecordingError.self) {
-            try RecordingFramePlan.make(groundTruth: states, imuFirst_ns: t0, imuLast_ns: t0 + 4_000_000_000, rateHz: 20,
+            try RecordingFramePlan.make(groundTruth: states, imuFirst_ns: t0, imuLast_ns: t0 + 4_000_000_000, rate_hz: 20,
                                         start_s: 2, seconds: 1.5, source: "gt")
         }
         // The IMU ends first: it limits the span.
         #expect(throws: RecordingError.self) {
-            try RecordingFramePlan.make(groundTruth: states, imuFirst_ns: t0, imuLast_ns: t0 + 2_000_000_000, rateHz: 20,
+            try RecordingFramePlan.make(groundTruth: states, imuFirst_ns: t0, imuLast_ns: t0 + 2_000_000_000, rate_hz: 20,
                                         seconds: 2.5, source: "gt")
         }
-        let clipped = try RecordingFramePlan.make(groundTruth: states, imuFirst_ns: t0, imuLast_ns: t0 + 2_000_000_000, rateHz: 20, source: "gt")
+        let clipped = try RecordingFramePlan.make(groundTruth: states, imuFirst_ns: t0, imuLast_ns: t0 + 2_000_000_000, rate_hz: 20, source: "gt")
         #expect(clipped.groundTruthTimes.last! <= t0 + 2_000_000_000)
     }
 

@@ -124,7 +124,7 @@ public final class DatasetFixture: @unchecked Sendable {
     }
 
     /// `sensor.yaml` of camera `cam` in EuRoC's form (OpenCV `%YAML:1.0` header, `T_BS` as a matrix map).
-    public static func cameraYAML(cam: Int, width: Int, height: Int, rateHz: Double = 20,
+    public static func cameraYAML(cam: Int, width: Int, height: Int, rate_hz: Double = 20,
                                   distortionModel: String = "radial-tangential",
                                   coefficients: [Double] = cam0Distortion, T_BS: [Double] = cam0T_BS) -> String {
         func list(_ v: [Double]) -> String { "[" + v.map { String($0) }.joined(separator: ", ") + "]" }
@@ -141,7 +141,7 @@ public final class DatasetFixture: @unchecked Sendable {
           data: \(list(T_BS))
 
         # Camera specific definitions.
-        rate_hz: \(rateHz)
+        rate_hz: \(rate_hz)
         resolution: [\(width), \(height)]
         camera_model: pinhole
         intrinsics: \(list(cam0Intrinsics)) #fu, fv, cu, cv

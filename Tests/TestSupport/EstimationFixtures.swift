@@ -66,12 +66,12 @@ public struct EstimationTrajectory: Trajectory {
                                a_W: P2 * d1 * d1 + P1 * d2, omega_B: omega)
     }
 
-    /// IMU samples at `rateHz` from 0 to `duration` seconds (inclusive) from Simulation's `IMUSynthesizer`, with
+    /// IMU samples at `rate_hz` from 0 to `duration` seconds (inclusive) from Simulation's `IMUSynthesizer`, with
     /// constant biases `gyroBias` / `accelBias`; with a `noise` model also white noise and bias random walks
     /// starting from those biases (seeded).
-    public func imuSamples(duration: Double, rateHz: Double, gyroBias: Vec3 = .zero, accelBias: Vec3 = .zero,
+    public func imuSamples(duration: Double, rate_hz: Double, gyroBias: Vec3 = .zero, accelBias: Vec3 = .zero,
                            noise: IMUNoiseModel? = nil, seed: UInt64 = 1) -> [IMUSample] {
-        let options = IMUSimulationOptions(noise: noise ?? .euroc, rateHz: rateHz, whiteNoise: noise != nil, biases: true,
+        let options = IMUSimulationOptions(noise: noise ?? .euroc, rate_hz: rate_hz, whiteNoise: noise != nil, biases: true,
                                            biasRandomWalk: noise != nil, initialGyroBias_B: gyroBias, initialAccelBias_B: accelBias)
         return IMUSynthesizer.synthesize(trajectory: self, seconds: duration, startTime_ns: 0, options: options, seed: seed).samples
     }
@@ -121,19 +121,19 @@ public struct EstimationScene: Sendable {
         let model = CameraModel(width: 752, height: 480, intrinsics: PinholeIntrinsics(fx: 460, fy: 460, cx: 376, cy: 240))
         // Body: x forward, y left, z up. Camera: z = body x, x = −body y, y = −body z.
         let R_B_C = SO3(matrix: Mat3(columns: Vec3(0, -1, 0), Vec3(0, 0, -1), Vec3(1, 0, 0)))
-        camera = CameraCalibration(name: "cam0", model: model, rateHz: 20,
+        camera = CameraCalibration(name: "cam0", model: model, rate_hz: 20,
                                    T_B_C: SE3(rotation: R_B_C, translation: Vec3(0.05, 0.02, 0.01)))
-        rightCamera = CameraCalibration(name: "cam1", model: model, rateHz: 20,
+        rightCamera = CameraCalibration(name: "cam1", model: model, rate_hz: 20,
                                         T_B_C: SE3(rotation: R_B_C, translation: Vec3(0.05, -0.09, 0.01)))
     }
 
-    /// Observations of every visible landmark at the true pose, at `rateHz` from 0 to `duration` s.
+    /// Observations of every visible landmark at the true pose, at `rate_hz` from 0 to `duration` s.
     /// - Parameters:
     ///   - pixelNoise: 1-σ Gaussian pixel noise added before normalising.
     ///   - outlierRate: probability that an observation is replaced by a uniformly random pixel.
     ///   - dropRate: per-frame probability that a track is lost and re-detected under a new id.
     ///   - stereo: also give the right camera's coordinates when the point is visible there.
-    public func frames(trajectory: EstimationTrajectory, duration: Double, rateHz: Double = 20,
+    public func frames(trajectory: EstimationTrajectory, duration: Double, rate_hz: Double = 20,
                        pixelNoise: Double = 0, outlierRate: Double = 0, dropRate: Double = 0.02,
                        stereo: Bool = false, seed: UInt64 = 3) -> [EstimationSimFrame] {
         var rng = SeededRandom(seed: seed)
@@ -141,10 +141,10 @@ public struct EstimationScene: Sendable {
         var generation = [Int](repeating: 0, count: n)
         var visibleBefore = [Bool](repeating: false, count: n)
         var out: [EstimationSimFrame] = []
-        let count = Int((duration * rateHz).rounded())
+        let count = Int((duration * rate_hz).rounded())
         let intr = camera.model.intrinsics
         for k in 0...count {
-            let t_ns = Int64(k) * Int64((1e9 / rateHz).rounded())
+            let t_ns = Int64(k) * Int64((1e9 / rate_hz).rounded())
             let s = trajectory.state(at: Double(t_ns) * 1e-9)
             let T_C_W = (s.T_W_B * camera.T_B_C).inverse
             let T_C1_W = (s.T_W_B * rightCamera.T_B_C).inverse

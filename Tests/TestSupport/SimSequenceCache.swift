@@ -68,7 +68,7 @@ public enum SimSequenceCache {
             if let shakeAt { options.fastShakeSegment = TimeSegment(start: shakeAt, duration: 2) }
             return SimulationConfig(scene: try Scene.builtIn(named: "room"), trajectoryName: "handheld",
                                     trajectoryOptions: options, seconds: seconds, seed: seed,
-                                    rig: .euroc(stereo: stereo, fisheye: false, rateHz: 20),
+                                    rig: .euroc(stereo: stereo, fisheye: false, rate_hz: 20),
                                     timeOffset_ns: Int64((timeOffset_ms * 1e6).rounded()))
         }
     }

@@ -12,23 +12,23 @@ struct SimulatedSequence {
     let trajectory: AnalyticTrajectory
     let synthesizer: ImageSynthesizer
     let maps: [BearingMap]
-    let rateHz: Double
+    let rate_hz: Double
     /// Trajectory time of frame 0, seconds.
     let startTime: Double
 
     /// The room (or another built-in scene) seen while walking handheld, already in motion.
     init(scene name: String = "room", trajectory trajectoryName: String = "handheld", stereo: Bool = false,
          width: Int = 752, height: Int = 480, startTime: Double = 0, effects: ImageEffects = ImageEffects(),
-         rateHz: Double = 20, seed: UInt64 = 1) throws {
+         rate_hz: Double = 20, seed: UInt64 = 1) throws {
         scene = try Scene.builtIn(named: name)
-        var rig = SimRig.euroc(stereo: stereo, rateHz: rateHz)
+        var rig = SimRig.euroc(stereo: stereo, rate_hz: rate_hz)
         if width != 752 || height != 480 { rig = rig.scaled(width: width, height: height) }
         self.rig = rig
         self.trajectory = try AnalyticTrajectory.make(name: trajectoryName, scene: scene,
                                                  options: TrajectoryOptions(startMoving: true), rig: rig)
         synthesizer = ImageSynthesizer(renderer: SceneRenderer(scene: scene), effects: effects, seed: seed)
         maps = rig.cameras.map { BearingMap(model: $0.model) }
-        self.rateHz = rateHz
+        self.rate_hz = rate_hz
         self.startTime = startTime
     }
 
@@ -36,7 +36,7 @@ struct SimulatedSequence {
     var right: CameraCalibration? { rig.cameras.count > 1 ? rig.cameras[1] : nil }
 
     /// Trajectory time of frame k, seconds.
-    func time(_ k: Int) -> Double { startTime + Double(k) / rateHz }
+    func time(_ k: Int) -> Double { startTime + Double(k) / rate_hz }
     /// Time stamp of frame k, nanoseconds.
     func stamp(_ k: Int) -> TimestampNs { Time.nanoseconds(time(k)) + 1_000_000_000 }
 

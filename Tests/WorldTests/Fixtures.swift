@@ -35,7 +35,7 @@ enum Room {
 let testCamera = CameraCalibration(
     name: "cam0",
     model: CameraModel(width: 640, height: 480, intrinsics: PinholeIntrinsics(fx: 400, fy: 400, cx: 319.5, cy: 239.5)),
-    rateHz: 20, T_B_C: .identity)
+    rate_hz: 20, T_B_C: .identity)
 
 /// The pose of an OpenCV camera at `eye` looking at `target` (world z up).
 func lookAt(eye: Vec3, target: Vec3) -> SE3 {
