@@ -13,6 +13,9 @@ public struct PipelineOptions: Sendable {
     public var stereo = false
     /// Stop after this many seconds of camera data (from the first frame); nil runs to the end.
     public var max_s: Double?
+    /// Frame records list the mapped points the frame sees (`points`: ids and world positions of the world map's
+    /// landmarks whose feature tracks are in this frame, ARKit's `rawFeaturePoints`), while tracking is normal.
+    public var streamPoints = false
     /// Pace the replay like the recording (sleep between frames) instead of running flat out.
     public var realtime = false
     /// Frontend settings.
@@ -256,7 +259,14 @@ public final class TrackingPipeline {
             if options.world.detectionDelayFrames > 0 { profiler.add(.planeWorker, nanoseconds: session.workerDetectionCPU_ns) }
 
             let records = try profiler.measure(.consumers) { () throws -> [any StreamRecord] in
-                var records: [any StreamRecord] = [FrameRecord(worldFrame)]
+                var frameRecord = FrameRecord(worldFrame)
+                if options.streamPoints, worldFrame.isTrackingNormal {
+                    let map = worldFrame.session.map
+                    frameRecord.points = features.features.compactMap { f in
+                        map.landmark(id: f.id).map { FeaturePointJSON(id: f.id, position: StreamJSON.array($0.p_W)) }
+                    }
+                }
+                var records: [any StreamRecord] = [frameRecord]
                 records += worldFrame.events.map(AnchorEventRecord.init)
                 for consumer in consumers { records += try consumer.consume(worldFrame) }
                 for writer in writers { try writer.write(records) }

@@ -40,6 +40,9 @@ public struct FrameRecord: StreamRecord, Codable, Equatable {
     public var gyro_bias: [Double]?
     /// Accelerometer bias, m/s², body frame B (absent before initialisation).
     public var accel_bias: [Double]?
+    /// The mapped points this frame sees (ARKit's `rawFeaturePoints`): only with `--stream-points`, and only while
+    /// tracking is normal.
+    public var points: [FeaturePointJSON]?
 
     /// A record with the given fields.
     public init(t_ns: TimestampNs, tracking_state: String, position: [Double], orientation: [Double],
@@ -52,7 +55,7 @@ public struct FrameRecord: StreamRecord, Codable, Equatable {
 
     enum CodingKeys: String, CodingKey {
         case type, t_ns, schema, tracking_state, position, orientation, T_world_camera, body_position,
-             body_orientation, intrinsics, features, anchors, velocity, position_std, orientation_std, gyro_bias, accel_bias
+             body_orientation, intrinsics, features, anchors, velocity, position_std, orientation_std, gyro_bias, accel_bias, points
     }
 }
 
@@ -101,6 +104,16 @@ public struct IntrinsicsJSON: Codable, Equatable {
         fx = m.intrinsics.fx; fy = m.intrinsics.fy; cx = m.intrinsics.cx; cy = m.intrinsics.cy
         width = m.width; height = m.height
     }
+}
+
+/// A mapped point seen in a frame: its persistent id (the feature track's) and its position.
+public struct FeaturePointJSON: Codable, Equatable {
+    /// Persistent id: the same physical point keeps it while it is tracked (and after, when it is found again).
+    public var id: Int
+    /// Position in the world, metres.
+    public var position: [Double]
+    /// A point with the given fields.
+    public init(id: Int, position: [Double]) { self.id = id; self.position = position }
 }
 
 /// An anchor in view, as frame records and burst sidecars list it.

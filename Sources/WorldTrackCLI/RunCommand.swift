@@ -89,6 +89,9 @@ struct RunCommand: ParsableCommand {
     @Flag(help: "Do not write the JSON-Lines stream (useful with --trajectory or --profile).")
     var noStream = false
 
+    @Flag(help: "List in each frame record the mapped points the frame sees (`points`: persistent ids and world positions, like ARKit's rawFeaturePoints), while tracking is normal.")
+    var streamPoints = false
+
     @Flag(help: "No progress lines on stderr.")
     var quiet = false
 
@@ -150,6 +153,7 @@ struct RunCommand: ParsableCommand {
         options.max_s = seconds
         options.realtime = realtime
         options.threads = threads
+        options.streamPoints = streamPoints
         // The flags override the configuration file only when given.
         if noMapReuse { options.mapReuse.enabled = false }
         if calibratedIMUNoise { options.estimator.state.adaptiveIMUNoise = false }

@@ -63,3 +63,49 @@ struct StreamMotionFieldsTests {
         #expect((stds.last ?? 0) > (stds.first ?? .infinity))
     }
 }
+
+/// `run --stream-points`: frame records list the mapped points the frame sees.
+@Suite("Stream: the points a frame sees (--stream-points)")
+struct StreamPointsTests {
+    @Test("points: only when asked and while normal; unique ids of this frame's tracks; in front of the camera and inside the image")
+    func pointsAreSeenByTheFrame() throws {
+        let path = try SimSequenceCache.roomHandheld(seconds: 30, seed: 21)
+        var options = PipelineOptions()
+        options.max_s = 8
+        options.streamPoints = true
+        let dataset = try ASLDataset(path: path)
+        let camera = dataset.cameras[0].calibration
+        var withPoints = 0, pointCount = 0, outside = 0
+        _ = try TrackingPipeline(dataset: dataset, options: options).run(onFrame: { result in
+            for case let record as FrameRecord in result.records {
+                guard let points = record.points else {
+                    #expect(result.estimate.trackingState != .normal || !result.world.isTrackingNormal)
+                    continue
+                }
+                #expect(result.estimate.trackingState == .normal)
+                let featureIds = Set(result.features.features.map(\.id))
+                #expect(Set(points.map(\.id)).count == points.count)
+                #expect(points.allSatisfy { featureIds.contains($0.id) })
+                withPoints += 1; pointCount += points.count
+                for p in points {
+                    let p_C = result.estimate.T_W_C.inverse.act(Vec3(p.position[0], p.position[1], p.position[2]))
+                    guard p_C.z > 0, let px = camera.model.project(p_C),
+                          px.x >= -5, px.y >= -5, px.x <= Double(camera.model.width) + 5, px.y <= Double(camera.model.height) + 5
+                    else { outside += 1; continue }
+                }
+            }
+        })
+        print("stream points: \(withPoints) frames with points, \(Double(pointCount) / Double(max(withPoints, 1))) per frame, \(outside) outside the image")
+        #expect(withPoints > 100)
+        #expect(Double(pointCount) / Double(withPoints) > 20)
+        #expect(Double(outside) < 0.02 * Double(pointCount))
+        // Off by default: no points.
+        var plain = PipelineOptions()
+        plain.max_s = 2
+        var any = false
+        _ = try TrackingPipeline(dataset: dataset, options: plain).run(onFrame: { result in
+            for case let record as FrameRecord in result.records where record.points != nil { any = true }
+        })
+        #expect(!any)
+    }
+}

@@ -126,7 +126,9 @@ struct SchemaChecker {
                                        positionStd_m: 0.012, landmarks: [])
         estimate.orientationStd_rad = 0.004
         tracked.estimate = estimate
-        records.append(FrameRecord(WorldSession().process(tracked)))
+        var trackedRecord = FrameRecord(WorldSession().process(tracked))
+        trackedRecord.points = [FeaturePointJSON(id: 7, position: [1, 2, 0.5]), FeaturePointJSON(id: 9, position: [1.5, 2, 0.7])]
+        records.append(trackedRecord)
         let sidecars = records.compactMap { ($0 as? BurstCapturedRecord)?.sidecar }
         return (records, sidecars)
     }
