@@ -30,19 +30,21 @@ final class FrontHalf {
     private var events: SensorEventSequence.Iterator
     private let tracker: FeatureTracker
     private let stereo: Bool
-    private let endT: TimestampNs, stopT: TimestampNs
+    /// Frames before `startT` are passed over (their IMU is kept); frames after `endT` end the run, and events
+    /// after `stopT` (`endT` plus the IMU look-ahead) are not read.
+    private let startT: TimestampNs, endT: TimestampNs, stopT: TimestampNs
     private let loadImage: (CameraFrameRef) throws -> GrayImage
     /// Gyro samples spanning the interval since the previous frame (plus 20 ms before it, for interpolation).
     private var recentIMU: [IMUSample] = []
     private var lastFrameT: TimestampNs?
     private var finished = false
 
-    init(events: SensorEventSequence, tracker: FeatureTracker, stereo: Bool, endT: TimestampNs, stopT: TimestampNs,
-         loadImage: @escaping (CameraFrameRef) throws -> GrayImage) {
+    init(events: SensorEventSequence, tracker: FeatureTracker, stereo: Bool, startT: TimestampNs = .min, endT: TimestampNs,
+         stopT: TimestampNs, loadImage: @escaping (CameraFrameRef) throws -> GrayImage) {
         self.events = events.makeIterator()
         self.tracker = tracker
         self.stereo = stereo
-        self.endT = endT; self.stopT = stopT
+        self.startT = startT; self.endT = endT; self.stopT = stopT
         self.loadImage = loadImage
     }
 
@@ -71,6 +73,12 @@ final class FrontHalf {
             case .stereoFrame(let l, let r):
                 guard l.t_ns <= endT else { continue }
                 left = l; right = stereo ? r : nil
+            }
+            if left.t_ns < startT {
+                // Before the start: not decoded, not tracked; its IMU goes to the estimator with the first frame
+                // processed. No gyro interval for the frontend spans it (the first frame tracked has none).
+                recentIMU.removeAll(keepingCapacity: true)
+                continue
             }
             work.left = left
             decode(left: left, right: right, into: &work)

@@ -11,7 +11,15 @@ import World
 public struct PipelineOptions: Sendable {
     /// Track with both cameras (cam0 left, cam1 right) when the dataset has them.
     public var stereo = false
-    /// Stop after this many seconds of camera data (from the first frame); nil runs to the end.
+    /// Skip the first S seconds of camera data, seconds from the dataset's first frame: frames before
+    /// `firstFrame + start_s` are not processed (not decoded, not tracked), so the run begins mid-sequence at the
+    /// first frame at or after that time. The IMU still flows from the dataset's start (the estimator keeps only the
+    /// last `max(staticWindow, dynamicWindow) + 0.5` s of it, what its initialisation needs). Must be finite and ≥ 0;
+    /// nil (or 0) starts at the first frame. With a start, `max_s`, the summary's `dataset_s` and `secondsToNormal`,
+    /// the progress and `realtime` pacing all count from the first processed frame.
+    public var start_s: Double?
+    /// Stop after this many seconds of camera data, counted from the first processed frame (the dataset's first
+    /// frame, or the first at or after `start_s`); nil runs to the end.
     public var max_s: Double?
     /// Frame records list the mapped points the frame sees (`points`: ids and world positions of the world map's
     /// landmarks whose feature tracks are in this frame, ARKit's `rawFeaturePoints`), while tracking is normal.
@@ -128,6 +136,16 @@ public final class TrackingPipeline {
                 consumers: [any FrameConsumer] = [], writers: [StreamWriter] = []) throws {
         guard let cam0 = dataset.cameras.first else { throw PipelineError.badInput("\(dataset.path): the dataset has no camera") }
         guard !dataset.imu.samples.isEmpty else { throw PipelineError.badInput("\(dataset.path): the dataset has no IMU samples") }
+        if let start = options.start_s {
+            guard start.isFinite, start >= 0 else {
+                throw PipelineError.badInput("start_s \(start): must be a finite number of seconds ≥ 0")
+            }
+            let frames = dataset.cameras[0].frames
+            if let first = frames.first?.t_ns, let last = frames.last?.t_ns, last < Self.startTime(first, start_s: start) {
+                let span = String(format: "%.2f", Time.seconds(last - first))
+                throw PipelineError.badInput("\(dataset.path): no camera frames after \(start) s (cam0 spans \(span) s)")
+            }
+        }
         if options.stereo && dataset.cameras.count < 2 {
             throw PipelineError.badInput("\(dataset.path): --stereo needs cam0 and cam1, but the dataset has only \(dataset.cameras.count) camera")
         }
@@ -153,7 +171,7 @@ public final class TrackingPipeline {
     /// summary up to the last completed frame (so a caller can still report and save it).
     public private(set) var summarySoFar: PipelineSummary?
 
-    /// Runs to the end of the dataset (or `max_s`).
+    /// Runs to the end of the dataset (or `max_s`), from its first frame (or the first at or after `start_s`).
     ///
     /// A frame whose image cannot be decoded (corrupt data) is skipped: `onWarning` gets one message naming
     /// the file, the IMU keeps flowing, and the frame is listed in the summary's `skippedImages`.
@@ -172,9 +190,16 @@ public final class TrackingPipeline {
         let wallStart = DispatchTime.now().uptimeNanoseconds
         var lastProgress = wallStart
         let frames = dataset.cameras[0].frames
-        guard let firstFrameT = frames.first?.t_ns else { throw PipelineError.badInput("\(dataset.path): cam0 has no images") }
+        guard let datasetFirstT = frames.first?.t_ns else { throw PipelineError.badInput("\(dataset.path): cam0 has no images") }
+        // Frames before `startT` are skipped; `firstFrameT` is the first processed one, the origin of every
+        // run-relative time (max_s, dataset_s, secondsToNormal, progress, pacing).
+        let startT = Self.startTime(datasetFirstT, start_s: options.start_s ?? 0)
+        guard let firstFrameT = frames.first(where: { $0.t_ns >= startT })?.t_ns else {
+            throw PipelineError.badInput("\(dataset.path): no camera frames after \(options.start_s ?? 0) s")
+        }
         let endT: TimestampNs = options.max_s.map { firstFrameT + Time.nanoseconds($0) } ?? TimestampNs.max
-        let totalFrames = frames.lazy.filter { $0.t_ns <= endT }.count
+        let inRange = frames.filter { $0.t_ns >= startT && $0.t_ns <= endT }
+        let totalFrames = inRange.count
 
         var frameCount = 0
         var stateCounts: [String: Int] = [:]
@@ -189,7 +214,7 @@ public final class TrackingPipeline {
         func summary(completed: Bool) -> PipelineSummary {
             let wall = Double(DispatchTime.now().uptimeNanoseconds - wallStart) * 1e-9
             let lastT = trajectory.last?.t_ns ?? firstFrameT
-            let dataEnd = completed ? (frames.prefix(totalFrames).last?.t_ns ?? firstFrameT) : (lastProcessedT ?? firstFrameT)
+            let dataEnd = completed ? (inRange.last?.t_ns ?? firstFrameT) : (lastProcessedT ?? firstFrameT)
             return PipelineSummary(frames: frameCount, trackingStateCounts: stateCounts, bodyTrajectory: trajectory,
                                    dataset_s: Time.seconds(max(lastT, dataEnd) - firstFrameT),
                                    wall_s: wall, stages: profiler.statistics, total: profiler.total,
@@ -203,7 +228,7 @@ public final class TrackingPipeline {
         let lookahead = options.estimator.state.timeOffset.imuLookahead_ns
         let stopT = endT > TimestampNs.max - lookahead ? TimestampNs.max : endT + lookahead
         let front = FrontHalf(events: dataset.events(stereo: options.stereo, imuLookaheadNs: lookahead), tracker: tracker,
-                              stereo: options.stereo, endT: endT, stopT: stopT, loadImage: loadImage)
+                              stereo: options.stereo, startT: startT, endT: endT, stopT: stopT, loadImage: loadImage)
         let frontThread = options.threads > 1 ? FrontHalfThread(front) : nil
         frontThread?.start()
         defer { frontThread?.stop() }
@@ -298,6 +323,15 @@ public final class TrackingPipeline {
         let done = summary(completed: !stoppedEarly)
         summarySoFar = done
         return done
+    }
+
+    /// The time `start_s` seconds after the dataset's first frame, ns (saturating: a start past the end of the
+    /// Int64 clock is "never").
+    static func startTime(_ first: TimestampNs, start_s: Double) -> TimestampNs {
+        guard start_s > 0 else { return first }
+        guard start_s < 9.2e9 else { return .max }
+        let (t, overflow) = first.addingReportingOverflow(Time.nanoseconds(start_s))
+        return overflow ? .max : t
     }
 
     /// True for states whose pose is worth writing to a trajectory file.

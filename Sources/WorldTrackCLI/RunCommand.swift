@@ -39,6 +39,7 @@ struct RunCommand: ParsableCommand {
           worldtrack run /tmp/room --consumer cursor:place=20 --consumer burst:every=6,count=10,out=/tmp/burst
           worldtrack run /tmp/room --pipe 'jq -c "select(.type==\\"cursor\\")"'
           worldtrack run /tmp/room --profile --no-stream
+          worldtrack run /tmp/room --start 10 --seconds 5
         """)
 
     @Argument(help: "Dataset folder (ASL layout). Default: the simulated room.")
@@ -50,7 +51,10 @@ struct RunCommand: ParsableCommand {
     @Option(help: "Write the body (IMU) trajectory in TUM format to this file, as the run goes (refuses to overwrite; see --force).")
     var trajectory: String?
 
-    @Option(help: "Process only the first S seconds of camera data.")
+    @Option(parsing: .unconditional, help: "Skip the first S seconds of camera data (S ≥ 0; the run begins at the first frame at or after it, the IMU still flows from the dataset's start). --seconds, consumer times in seconds and the summary count from there.")
+    var start: Double?
+
+    @Option(help: "Process only S seconds of camera data (from the first frame, or from --start).")
     var seconds: Double?
 
     @Flag(help: "Do not re-observe mapped points (map reuse holds the drift; turn it off to compare).")
@@ -112,6 +116,10 @@ struct RunCommand: ParsableCommand {
         // handled as "reader gone", instead of killing the process before it saves its outputs.
         signal(SIGPIPE, SIG_IGN)
         let log = StderrLog(quiet: quiet)
+        // Here, not in validate(): a bad value is bad input (exit 2), like a start past the last frame.
+        if let start, !(start.isFinite && start >= 0) {
+            throw CLIError.badInput("--start \(start): must be a finite number of seconds ≥ 0 (from the dataset's first frame)")
+        }
 
         // Every output path is checked before anything is read (exit 2 naming it).
         let outputs = [("--trajectory", trajectory), ("--summary-json", summaryJSON)].compactMap { o in o.1.map { (o.0, $0) } }
@@ -150,6 +158,7 @@ struct RunCommand: ParsableCommand {
             log.line("run: settings from \(config)")
         }
         options.stereo = stereo
+        options.start_s = start
         options.max_s = seconds
         options.realtime = realtime
         options.threads = threads

@@ -83,6 +83,25 @@ struct RunCommandTests {
         #expect(seconds.status != 0 && seconds.stderr.contains("--seconds"))
     }
 
+    @Test("--start: skips the first S s (with --seconds counted from there); negative or past the last frame is exit 2")
+    func start() throws {
+        let path = try Self.dataset()
+        let all = try Self.worldtrack(["run", path, "--quiet", "--seconds", "0.01"])
+        let datasetFirst = try #require(try Self.records(all.stdout).compactMap(\.frame).first?.t_ns)
+        let run = try Self.worldtrack(["run", path, "--quiet", "--start", "3", "--seconds", "1"])
+        #expect(run.status == 0, "\(run.stderr)")
+        let frames = try Self.records(run.stdout).compactMap(\.frame)
+        #expect(frames.count == 21)   // 3 s … 4 s at 20 Hz, both ends included
+        #expect(frames.first.map { $0.t_ns - datasetFirst } == 3_000_000_000)
+        #expect(run.stderr.contains("run: 21 frames (1.0 s of data)"), "\(run.stderr)")
+
+        let negative = try Self.worldtrack(["run", path, "--start", "-1"])
+        #expect(negative.status == 2 && negative.stderr.contains("--start -1") && negative.stderr.contains("≥ 0"), "\(negative.stderr)")
+        let beyond = try Self.worldtrack(["run", path, "--start", "1000"])
+        #expect(beyond.status == 2 && beyond.stderr.contains("no camera frames after 1000"), "\(beyond.stderr)")
+        #expect(beyond.stdout.isEmpty)
+    }
+
     @Test("bench-suite: runs and evaluates each entry of its shard; JSON + Markdown; bad manifests exit 2")
     func benchSuite() throws {
         let wt = try ProcessRunner.product("worldtrack")
