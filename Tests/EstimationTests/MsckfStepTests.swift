@@ -7,7 +7,6 @@ import Testing
 
 /// The MSCKF update's steps on their own: Jacobians, null-space projection, gating and measurement compression.
 @Suite struct MsckfStepTests {
-    typealias Random = UpdateKernelTests.Random
 
     static let camera = CameraCalibration(
         name: "cam0", model: CameraModel(width: 752, height: 480, intrinsics: PinholeIntrinsics(fx: 460, fy: 460, cx: 376, cy: 240)),
@@ -85,12 +84,12 @@ import Testing
     /// same way (`Nᵀ r`, `Nᵀ S N`), and `H_f` keeps all its norm in its first three rows (the control: what
     /// was removed is exactly the feature's part).
     @Test func nullspaceProjectionRemovesTheFeature() {
-        var rng = Random(s: 5)
+        var rng = SeededRandom(seed: 5)
         let n = 6, m = 2 * n
-        let Hf0 = (0..<(m * 3)).map { _ in rng.next() }
-        let r0 = (0..<m).map { _ in rng.next() }
+        let Hf0 = (0..<(m * 3)).map { _ in rng.uniform(-1, 1) }
+        let r0 = (0..<m).map { _ in rng.uniform(-1, 1) }
         var B = [Double](repeating: 0, count: m * m)
-        for i in 0..<(m * m) { B[i] = rng.next() }
+        for i in 0..<(m * m) { B[i] = rng.uniform(-1, 1) }
         var S0 = [Double](repeating: 0, count: m * m)
         for i in 0..<m { for j in 0..<m { for k in 0..<m { S0[i * m + j] += B[i * m + k] * B[j * m + k] } } }
         var Hf = Hf0, r = r0, S = S0
@@ -140,12 +139,12 @@ import Testing
     /// (`HᵀH` and `Hᵀr`) over the clone columns; more rows than columns are cut to `c` rows (upper
     /// triangular), fewer are passed through.
     @Test func compressionKeepsTheInformation() {
-        var rng = Random(s: 9)
+        var rng = SeededRandom(seed: 9)
         let clones = 4, c = 6 * clones
         func residual(_ cloneIndices: [Int], rows: Int) -> MSCKFUpdater.FeatureResidual {
             let cols = 6 * cloneIndices.count
-            return MSCKFUpdater.FeatureResidual(cloneIndices: cloneIndices, Hx: (0..<(rows * cols)).map { _ in rng.next() },
-                                                r: (0..<rows).map { _ in rng.next() }, rows: rows,
+            return MSCKFUpdater.FeatureResidual(cloneIndices: cloneIndices, Hx: (0..<(rows * cols)).map { _ in rng.uniform(-1, 1) },
+                                                r: (0..<rows).map { _ in rng.uniform(-1, 1) }, rows: rows,
                                                 point: TriangulatedPoint(p_W: .zero, std_m: 0), dropped: 0, chi2: 0)
         }
         for features in [[residual([2, 3], rows: 5), residual([0, 1, 2], rows: 7)],

@@ -106,13 +106,13 @@ import TestSupport
     /// Augmentation with the time offset: the new clone's rows are `J P` and its block `J P Jᵀ` with
     /// `J = [I₆ | (ω; v) in the δt_d column]`, against a dense product.
     @Test func cloneAugmentationCarriesTheTimeOffsetJacobian() throws {
-        var rng = UpdateKernelTests.Random(s: 17)
+        var rng = SeededRandom(seed: 17)
         var state = FilterState(imu: IMUState(t_ns: 0, v_W: Vec3(0.4, -0.2, 0.1)), covariance: Mat15.identity,
                                 timeOffset: (0.003, 1e-4))
         state.augmentClone(t_ns: 0, omega_B: Vec3(0.1, 0.2, -0.3))
         let n = state.dimension
         var B = Matrix(rows: n, columns: n)
-        for i in 0..<(n * n) { B.elements[i] = rng.next() }
+        for i in 0..<(n * n) { B.elements[i] = rng.uniform(-1, 1) }
         state.setCovariance(B.timesTransposed(B))
         let P = state.covarianceMatrix
         let omega = Vec3(0.5, -1.0, 0.25)

@@ -6,15 +6,6 @@ import Testing
 /// The hand-written kernels (`SymmetricEigen3`, `DenseKernels`, `GivensRotation`) against known answers and
 /// LAPACK's factorisations.
 @Suite struct DenseKernelTests {
-    /// A reproducible uniform value in [-1, 1).
-    struct Random {
-        var s: UInt64
-        mutating func next() -> Double {
-            s = s &* 6364136223846793005 &+ 1442695040888963407
-            return Double(s >> 11) / Double(1 << 52) - 1
-        }
-    }
-
     @Test func jacobiEigenRecoversAKnownDecomposition() {
         let R = SO3(angle: 0.7, axis: Vec3(1, 2, 3).normalized).matrix
         let m = R * Mat3(diagonal: Vec3(3, 1, 0.25)) * R.transposed
@@ -28,11 +19,11 @@ import Testing
     /// The closed-form largest eigenvalue agrees with Jacobi and LAPACK (dsyevd), also for a diagonal matrix
     /// and a repeated eigenvalue.
     @Test func closedFormLargestEigenvalueMatchesJacobiAndLapack() throws {
-        var rng = Random(s: 3)
+        var rng = SeededRandom(seed: 3)
         var cases: [Mat3] = [Mat3(diagonal: Vec3(2, 5, 1)), Mat3(diagonal: Vec3(4, 4, 1))]
         for _ in 0..<20 {
-            let R = SO3.exp(Vec3(rng.next(), rng.next(), rng.next()) * 2).matrix
-            cases.append(R * Mat3(diagonal: Vec3(abs(rng.next()), abs(rng.next()), 1e-3 * abs(rng.next()))) * R.transposed)
+            let R = SO3.exp(Vec3(rng.uniform(-1, 1), rng.uniform(-1, 1), rng.uniform(-1, 1)) * 2).matrix
+            cases.append(R * Mat3(diagonal: Vec3(abs(rng.uniform(-1, 1)), abs(rng.uniform(-1, 1)), 1e-3 * abs(rng.uniform(-1, 1)))) * R.transposed)
         }
         for m in cases {
             let closed = SymmetricEigen3.largestEigenvalue(m)
@@ -45,17 +36,17 @@ import Testing
     /// `choleskyLower` gives LAPACK's factor; the quadratic form equals `rᵀ A⁻¹ r` from LAPACK's solve; a
     /// matrix that is not positive definite is refused.
     @Test func choleskyMatchesLapack() throws {
-        var rng = Random(s: 11)
+        var rng = SeededRandom(seed: 11)
         let n = 9
         var B = Matrix(rows: n, columns: n)
-        for i in 0..<(n * n) { B.elements[i] = rng.next() }
+        for i in 0..<(n * n) { B.elements[i] = rng.uniform(-1, 1) }
         var A = B.timesTransposed(B)
         for i in 0..<n { A[i, i] += 0.1 }
         var a = A.elements
         #expect(a.withUnsafeMutableBufferPointer { DenseKernels.choleskyLower($0.baseAddress!, n: n) })
         let L = try A.cholesky()
         for j in 0..<n { for i in j..<n { #expect(abs(a[i + j * n] - L[i, j]) <= 1e-12) } }
-        let r = (0..<n).map { _ in rng.next() }
+        let r = (0..<n).map { _ in rng.uniform(-1, 1) }
         var b = A.elements
         let q = try #require(DenseKernels.choleskyQuadraticForm(&b, r, n: n))
         let x = try A.choleskySolve(Matrix(columnVector: r)).elements
@@ -84,13 +75,13 @@ import Testing
     /// The block-skipping Householder triangularisation of `[H | r]` gives `R`, `Qᵀr` with `RᵀR = HᵀH` and
     /// `Rᵀ (Qᵀr) = Hᵀ r` (what the EKF update needs), and `R` upper triangular.
     @Test func householderKeepsTheNormalEquations() {
-        var rng = Random(s: 7)
+        var rng = SeededRandom(seed: 7)
         let c = 18, w = c + 1
         // Rows in blocks whose first non-zero column grows: 0, 0, 6, 6, 12.
         let firsts = [0, 0, 0, 0, 0, 0, 6, 6, 6, 6, 6, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12, 12]
         let m = firsts.count
         var a = [Double](repeating: 0, count: m * w)
-        for i in 0..<m { for q in firsts[i]..<w { a[i * w + q] = rng.next() } }
+        for i in 0..<m { for q in firsts[i]..<w { a[i * w + q] = rng.uniform(-1, 1) } }
         let original = a
         DenseKernels.householderTriangularize(&a, rows: m, columns: w, firstColumn: firsts)
         // Gram matrices of the full column sets [H | r]: equal before and after (Q is orthogonal).

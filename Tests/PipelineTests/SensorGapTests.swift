@@ -66,6 +66,12 @@ struct SensorGapTests {
     }
 
     /// Tracks `path` (mono) and evaluates its `normal` frames against the ground truth of `groundTruthPath`.
+    /// The run without a gap, tracked once for both tests (`static let` is initialised once, thread-safely).
+    static let referenceRun = Result { () throws -> Run in
+        let original = try SimSequenceCache.roomHandheld(seconds: seconds, seed: seed)
+        return try track(original, groundTruthPath: original)
+    }
+
     static func track(_ path: String, groundTruthPath: String, gapDetection: Bool = true) throws -> Run {
         var options = PipelineOptions()
         options.estimator.tracking.sensorGap.enabled = gapDetection
@@ -100,7 +106,7 @@ struct SensorGapTests {
         let original = try SimSequenceCache.roomHandheld(seconds: Self.seconds, seed: Self.seed)
         let gapEnd = Self.gapStart + 2
         let gapped = try Self.copy(original, removing: "imu0", from: Self.gapStart, to: gapEnd)
-        let reference = try Self.track(original, groundTruthPath: original)
+        let reference = try Self.referenceRun.get()
         let run = try Self.track(gapped, groundTruthPath: original)
 
         // Control: without the gap every frame after the first normal one is normal (so the checks below measure
@@ -127,7 +133,7 @@ struct SensorGapTests {
         let original = try SimSequenceCache.roomHandheld(seconds: Self.seconds, seed: Self.seed)
         let gapEnd = Self.gapStart + 1
         let gapped = try Self.copy(original, removing: "cam0", from: Self.gapStart, to: gapEnd)
-        let reference = try Self.track(original, groundTruthPath: original)
+        let reference = try Self.referenceRun.get()
         let run = try Self.track(gapped, groundTruthPath: original)
 
         // The frames are absent: none inside the gap; the first one after it follows the gap.
