@@ -7,7 +7,8 @@
 #      COpenCV names (pkg-config's full list makes start-up slow)
 #   4. Examples/Downstream: a package that depends on WorldTrack by path, built (debug) and run on 3 s of
 #      a simulated room
-#   5. swift test (release, -enable-testing), last, so its summary closes the output
+#   5. Tools/tool_tests.sh: Python tests of Tools/ and of WorldTrack's files against reference readers
+#   6. swift test (release, -enable-testing), last, so its summary closes the output
 # The first step that fails stops the script with its exit status.
 #   Tools/test.sh [ARGS...]      ARGS go to swift test (e.g. --filter WorldTests)
 set -euo pipefail
@@ -27,6 +28,9 @@ Tools/check_package_graph.py --check-links .build/release/worldtrack
 
 step "downstream package (Examples/Downstream)"
 (cd Examples/Downstream && swift build && swift run TrackSimulatedRoom 3)
+
+step "tool tests (Python, reference readers)"
+Tools/tool_tests.sh
 
 step "swift test"
 swift test -c release -Xswiftc -enable-testing "$@"
