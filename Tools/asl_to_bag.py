@@ -148,13 +148,19 @@ class Camera:
             raise ToolError(f"{yaml_path}: unknown distortion_model '{dist}'")
         self.kalibr_distortion = KALIBR_DISTORTION[dist]
         self.frames = []
+        missing = []
         for n, t, fields in csv_rows(os.path.join(folder, "data.csv"), (2,), "camera listing"):
             path = os.path.join(folder, "data", fields[0])
-            if not os.path.isfile(path):
-                raise ToolError(f"{os.path.join(folder, 'data.csv')}:{n}: image {fields[0]} is missing from {folder}/data")
-            self.frames.append((t, path))
+            if os.path.isfile(path):
+                self.frames.append((t, path))
+            else:
+                missing.append(fields[0])
+        if missing:  # as WorldTrack's loader does: listed images that are absent are skipped, with a warning
+            shown = ", ".join(missing[:3]) + (", …" if len(missing) > 3 else "")
+            print(f"{TOOL}: warning: {folder}/data.csv: {len(missing)} listed image(s) absent from data/, "
+                  f"skipped: {shown}", file=sys.stderr)
         if not self.frames:
-            raise ToolError(f"{folder}/data.csv lists no images")
+            raise ToolError(f"{folder}/data.csv lists no image that exists in {folder}/data")
 
 
 def read_dataset(root):

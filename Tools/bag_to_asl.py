@@ -419,6 +419,11 @@ def convert(args):
     bag = Path(args.bag)
     if not bag.exists():
         raise ToolError(f"{args.bag}: no such file or folder")
+    if bag.is_dir() and not (bag / "metadata.yaml").exists():
+        raise ToolError(f"{args.bag} is a folder without metadata.yaml: not a ROS 2 bag (give the bag folder, "
+                        "or its .mcap / .db3 file)")
+    if not args.camchain and not args.intrinsics:
+        raise ToolError("no camera calibration: give --camchain camchain-imucam.yaml (Kalibr) or --intrinsics fx,fy,cx,cy")
     cams = camchain_cameras(args.camchain) if args.camchain else None
     image_topics = list(args.image_topic)
     if not image_topics:
