@@ -61,7 +61,7 @@ GT_TYPES = {"pose": "geometry_msgs/msg/PoseStamped", "transform": "geometry_msgs
 
 def parse_args(argv):
     p = argparse.ArgumentParser(prog="asl_to_bag.py", description=__doc__.split("\n\n")[0],
-                                epilog=__doc__[__doc__.index("\n\n") + 2:],
+                                epilog=__doc__.split("\n\n", 2)[2],  # the text after the summary and synopsis
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("dataset", metavar="DIR", help="ASL dataset folder (with mav0/)")
     p.add_argument("--out", required=True, metavar="BAG", help="bag to write (.bag file for ROS 1, a folder for ROS 2)")

@@ -13,8 +13,8 @@ BAG is a ROS 1 `.bag` file, a ROS 2 bag folder (with metadata.yaml; sqlite3 or M
   DIR/mav0/state_groundtruth_estimate0/{data.csv, sensor.yaml}   with --gt-topic (t_ns, p, q w x y z: 8 columns)
 
 Messages: sensor_msgs/Image (mono8/8UC1; bgr8, rgb8, bgra8, rgba8 converted to gray with OpenCV's BT.601 luma,
-or kept in colour with --color keep: WorldTrack converts colour PNGs to gray when it reads them; 16-bit and
-Bayer/YUV encodings are refused), sensor_msgs/CompressedImage (PNG copied byte for byte when it is 8-bit gray,
+or kept in colour with --color keep: WorldTrack converts colour PNGs to gray when it reads them; 16-bit
+(mono16, 16UC1), float and Bayer/YUV encodings are refused), sensor_msgs/CompressedImage (PNG copied byte for byte when it is 8-bit gray,
 or colour with --color keep; other PNGs and JPEG decoded and written as PNG), sensor_msgs/Imu (angular_velocity,
 linear_acceleration; orientation ignored), and for ground truth geometry_msgs/PoseStamped,
 PoseWithCovarianceStamped, TransformStamped or nav_msgs/Odometry (its pose). The ground truth must be the pose of
@@ -80,7 +80,7 @@ DISTORTION_MODELS = {  # name → (sensor.yaml name, number of coefficients)
 
 def parse_args(argv):
     p = argparse.ArgumentParser(prog="bag_to_asl.py", description=__doc__.split("\n\n")[0],
-                                epilog=__doc__[__doc__.index("\n\n") + 2:],
+                                epilog=__doc__.split("\n\n", 2)[2],  # the text after the summary and synopsis
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("bag", metavar="BAG", help="ROS 1 .bag file, ROS 2 bag folder, or a .mcap / .db3 file")
     p.add_argument("--out", required=True, metavar="DIR", help="output dataset folder (absent or empty; see --force)")

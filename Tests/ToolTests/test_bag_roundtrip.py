@@ -376,6 +376,29 @@ class BagRoundTrip(unittest.TestCase):
         self.assertEqual(code, 2, err)
         self.assertIn("exists", err)
 
+    def test_help_documents_options_and_examples(self):
+        for script, needles in ((BAG_TO_ASL, ["--camchain", "--intrinsics", "--imu-yaml", "EuRoC 0.00016968", "Examples:",
+                                              "mono16", "--force"]),
+                                (ASL_TO_BAG, ["--camchain-out", "--storage", "/imu0", "Examples:", "--force"])):
+            p = subprocess.run([sys.executable, script, "--help"], capture_output=True, text=True)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            for needle in needles:
+                self.assertIn(needle, p.stdout, f"{os.path.basename(script)} --help")
+        p = subprocess.run([sys.executable, BAG_TO_ASL, "x.bag", "--imu-topic", "/imu"], capture_output=True, text=True)
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("--out", p.stderr)
+
+    def test_16_bit_compressed_png_is_refused(self):
+        ts = get_typestore(Stores.ROS2_HUMBLE)
+        deep = self.encode(np.arange(12 * 16, dtype=np.uint16).reshape(12, 16) * 300, "PNG")
+        self.assertEqual(deep[24], 16)  # Pillow wrote a 16-bit PNG
+        bag = self.path("direct-png16")
+        self.write_direct_bag(bag, [self.compressed(ts, deep, "mono16; png compressed")] * 2, storage=StoragePlugin.SQLITE3)
+        out = self.path("direct-png16-asl")
+        code, err = self.convert_direct(bag, out)
+        self.assert_usage_error(code, err, "16-bit PNG")
+        self.assertFalse(os.path.exists(out))
+
     def test_camchain_checks(self):
         bag = self.small_bag()
         camchain = self.path("kalibr-omni.yaml")
