@@ -497,7 +497,7 @@ def convert(args):
             imu_rows, gt_rows = [], []
             skipped_imu = 0
             start = last_report = time.monotonic()
-            for n, (conn, t_bag, raw) in enumerate(reader.messages(connections=selected), 1):
+            for n, (conn, t_bag, raw) in enumerate(checked_messages(reader, selected, args.bag), 1):
                 kind, i = role_of[(id(conn.owner), conn.id)]
                 try:
                     msg = reader.deserialize(raw, conn.msgtype)
@@ -604,6 +604,22 @@ def convert(args):
     if args.gt_topic:
         parts.append(f"ground truth {len(gt_rows)} poses")
     print(f"{TOOL}: wrote {args.out}/mav0: {', '.join(parts)} ({time.monotonic() - start:.1f} s)", file=sys.stderr)
+
+
+def checked_messages(reader, connections, bag):
+    """reader.messages(connections), with a failure while reading (a damaged or truncated bag) as a ToolError."""
+    iterator = reader.messages(connections=connections)
+    n = 0
+    while True:
+        try:
+            item = next(iterator)
+        except StopIteration:
+            return
+        except Exception as e:  # rosbags' reader errors, sqlite3 / struct / decompression errors
+            raise ToolError(f"{bag}: reading failed after {n} messages ({type(e).__name__}: {e}); "
+                            "is the bag damaged or truncated?") from None
+        n += 1
+        yield item
 
 
 class reader_closing:
