@@ -96,6 +96,9 @@ struct RunCommand: ParsableCommand {
     @Flag(help: "List in each frame record the mapped points the frame sees (`points`: persistent ids and world positions, like ARKit's rawFeaturePoints), while tracking is normal.")
     var streamPoints = false
 
+    @Option(help: "Frame conventions of the stream's poses, points and normals: worldtrack (z-up world, OpenCV camera x right, y down, z forward; z along surface normals) or arkit (ARKit's: y-up world, camera looking down −z, y along surface normals). --trajectory stays in the dataset's frame.")
+    var convention: StreamConvention = .worldtrack
+
     @Flag(help: "No progress lines on stderr.")
     var quiet = false
 
@@ -130,7 +133,7 @@ struct RunCommand: ParsableCommand {
         }
         // Consumers check their own outputs (burst: out= must be a new or empty folder) when made.
         let consumerObjects: [any FrameConsumer]
-        do { consumerObjects = try consumers.map { try ConsumerFactory.make($0) } } catch {
+        do { consumerObjects = try consumers.map { try ConsumerFactory.make($0, convention: convention) } } catch {
             throw CLIError.badInput("--consumer: \(error)")
         }
 
@@ -163,6 +166,7 @@ struct RunCommand: ParsableCommand {
         options.realtime = realtime
         options.threads = threads
         options.streamPoints = streamPoints
+        options.convention = convention
         // The flags override the configuration file only when given.
         if noMapReuse { options.mapReuse.enabled = false }
         if calibratedIMUNoise { options.estimator.state.adaptiveIMUNoise = false }
