@@ -184,7 +184,8 @@ public final class TrackingPipeline {
     ///   - onFrame: called after each frame with everything it produced.
     ///   - onPose: called with each frame's body pose that goes into `bodyTrajectory`, as soon as the
     ///     estimator has it (before the frame's records are written), so a caller can save it at once.
-    ///   - onWarning: called with a one-line message for each skipped frame.
+    ///   - onWarning: called with a one-line message for each skipped frame, and after the last frame with each
+    ///     consumer's `finishWarnings` (a cursor place time the data never reached).
     ///   - shouldStop: polled before each frame; `true` ends the run there (the summary says `stoppedEarly`).
     public func run(progress: ((PipelineProgress) -> Void)? = nil,
                     onFrame: ((PipelineFrameResult) -> Void)? = nil,
@@ -324,6 +325,7 @@ public final class TrackingPipeline {
         }
         let finalRecords = try consumers.flatMap { try $0.finish() }
         for writer in writers { try writer.write(finalRecords) }
+        for warning in consumers.flatMap(\.finishWarnings) { onWarning?(warning) }
 
         let done = summary(completed: !stoppedEarly)
         summarySoFar = done
