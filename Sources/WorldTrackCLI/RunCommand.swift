@@ -29,14 +29,18 @@ struct RunCommand: ParsableCommand {
         walk), simulated once and cached in Datasets/cache/ (or ~/.cache/worldtrack).
 
         Consumers (--consumer, repeatable):
-          burst:every=6,count=10,start=T,out=DIR   every 6th frame, 10 frames, PNG + JSON sidecar
-          measure:taps=FILE                        tapped pixels → 3D points → lengths
-          cursor[:place=T1,T2]                     screen-centre raycast; anchors placed at T1, T2 s
+          burst:every=6,count=10,start=T,out=DIR  every 6th frame, 10 frames:
+                                                  PNG + JSON sidecar each
+          measure:taps=FILE                       tapped pixels → 3D points → lengths
+          cursor[:place=T1,T2]                    screen-centre raycast; anchors
+                                                  placed at T1, T2 s
 
         Examples:
           worldtrack run
           worldtrack run ../shared/datasets/euroc-v101-micro --trajectory /tmp/est.tum
-          worldtrack run /tmp/room --consumer cursor:place=20 --consumer burst:every=6,count=10,out=/tmp/burst
+          worldtrack run /tmp/room --consumer cursor:place=20 \\
+              --consumer burst:every=6,count=10,out=/tmp/burst
+          worldtrack run /tmp/room --stream-points --convention arkit
           worldtrack run /tmp/room --pipe 'jq -c "select(.type==\\"cursor\\")"'
           worldtrack run /tmp/room --profile --no-stream
           worldtrack run /tmp/room --start 10 --seconds 5
