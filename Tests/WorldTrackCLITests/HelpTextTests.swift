@@ -6,7 +6,8 @@ import TestSupport
 /// the manifest format) are never wrapped, so each example is still a command a user can copy.
 @Suite("worldtrack --help at 80 columns")
 struct HelpTextTests {
-    static let commands: [[String]] = [[], ["info"], ["simulate"], ["features"], ["run"], ["eval"], ["config"]]
+    static let commands: [[String]] = [[], ["info"], ["simulate"], ["features"], ["run"], ["eval"], ["config"],
+                                       ["bench-suite"], ["help", "bench-suite", "run"], ["help", "bench-suite", "merge"]]
 
     /// The help text of `command` rendered for a terminal `columns` wide (ArgumentParser reads `COLUMNS`).
     static func help(_ command: [String], columns: Int) throws -> String {
