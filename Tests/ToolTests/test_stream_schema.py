@@ -115,6 +115,21 @@ class StreamSchemaTest(unittest.TestCase):
             mutate(broken)
             self.rejects(broken, why)
 
+        # The documented forms a 5 s run does not produce are accepted: a merged plane's removal, a user anchor
+        # attached to a plane; and their misuse is not.
+        removed = copy.deepcopy(plane)
+        removed.update(type="anchor.removed", merged_into="plane-99")
+        self.assertTrue(self.validator.is_valid(removed), list(self.validator.iter_errors(removed))[:1])
+        user = self.first(lambda r: r["type"] == "anchor.added" and r["kind"] == "user")
+        user["plane_id"] = "plane-1"
+        self.assertTrue(self.validator.is_valid(user))
+        for why, mutate in [("a user anchor with a plane", lambda r: r.update(plane=plane["plane"])),
+                            ("a user anchor with a plane id", lambda r: r.update(id="plane-7")),
+                            ("a user anchor attached to a non-plane", lambda r: r.update(plane_id="anchor-1"))]:
+            broken = copy.deepcopy(user)
+            mutate(broken)
+            self.rejects(broken, why)
+
         hit = self.first(lambda r: r["type"] == "cursor" and r["state"] != "none")
         miss = self.first(lambda r: r["type"] == "cursor" and r["state"] == "none")
         broken = copy.deepcopy(hit)
