@@ -13,6 +13,7 @@ public final class CursorConsumer: FrameConsumer {
     public var convention: StreamConvention = .worldtrack
     private var placeTimes: [StreamTime]
     private var pending: [TimestampNs]? // resolved at the first frame
+    private var firstFrame_ns: TimestampNs?, lastFrame_ns: TimestampNs?
     /// Ids of anchors placed so far.
     public private(set) var placedAnchorIds: [String] = []
 
@@ -27,7 +28,11 @@ public final class CursorConsumer: FrameConsumer {
 
     /// See `FrameConsumer.consume(_:)`.
     public func consume(_ frame: WorldFrame) throws -> [any StreamRecord] {
-        if pending == nil { pending = placeTimes.map { $0.resolve(firstFrame: frame.t_ns) }.sorted() }
+        if pending == nil {
+            pending = placeTimes.map { $0.resolve(firstFrame: frame.t_ns) }.sorted()
+            firstFrame_ns = frame.t_ns
+        }
+        lastFrame_ns = frame.t_ns
         let m = frame.camera.model
         let centre = Vec2(Double(m.width - 1) / 2, Double(m.height - 1) / 2)
         let hit = frame.raycast(pixel: centre)
@@ -54,4 +59,23 @@ public final class CursorConsumer: FrameConsumer {
 
     /// See `FrameConsumer.finish()`.
     public func finish() throws -> [any StreamRecord] { [] }
+
+    /// One line when some place time got no anchor (past the last frame, or with no raycast hit
+    /// from then to the last frame), saying which and why, in seconds after the first frame.
+    public var finishWarnings: [String] {
+        guard let first = firstFrame_ns, let last = lastFrame_ns else {
+            return placeTimes.isEmpty ? [] : ["cursor: no frame was tracked, so no anchor was placed (place=…)"]
+        }
+        guard let pending, !pending.isEmpty else { return [] }
+        func seconds(_ t: TimestampNs) -> String { String(format: "%.2f s", (Double(t) - Double(first)) * 1e-9) }
+        let late = pending.filter { $0 > last }, missed = pending.filter { $0 <= last }
+        var parts: [String] = []
+        if !late.isEmpty {
+            parts.append("place=\(late.map(seconds).joined(separator: ", ")): past the last frame (\(seconds(last)))")
+        }
+        if !missed.isEmpty {
+            parts.append("place=\(missed.map(seconds).joined(separator: ", ")): no surface hit at the image centre from then to the last frame")
+        }
+        return ["cursor: no anchor placed for " + parts.joined(separator: "; ") + " (times after the first frame)"]
+    }
 }

@@ -12,4 +12,12 @@ public protocol FrameConsumer: AnyObject {
     func consume(_ frame: WorldFrame) throws -> [any StreamRecord]
     /// Called after the last frame; returns the final records.
     func finish() throws -> [any StreamRecord]
+    /// What the user should hear about once the run has ended, one line each (read after `finish()`; `run` prints
+    /// them as warnings on stderr): e.g. a requested time the data never reached. Default: none.
+    var finishWarnings: [String] { get }
+}
+
+extension FrameConsumer {
+    /// None.
+    public var finishWarnings: [String] { [] }
 }

@@ -24,6 +24,10 @@ public struct PipelineOptions: Sendable {
     /// Frame records list the mapped points the frame sees (`points`: ids and world positions of the world map's
     /// landmarks whose feature tracks are in this frame, ARKit's `rawFeaturePoints`), while tracking is normal.
     public var streamPoints = false
+    /// Frame conventions of the records' poses, points and normals (`run --convention`): WorldTrack's own (z-up world,
+    /// OpenCV camera) or ARKit's (y-up world, camera looking down −z). The consumers given to the pipeline must be
+    /// made with the same (`ConsumerFactory.make(_:convention:)`).
+    public var convention = StreamConvention.worldtrack
     /// Pace the replay like the recording (sleep between frames) instead of running flat out.
     public var realtime = false
     /// Frontend settings.
@@ -180,7 +184,8 @@ public final class TrackingPipeline {
     ///   - onFrame: called after each frame with everything it produced.
     ///   - onPose: called with each frame's body pose that goes into `bodyTrajectory`, as soon as the
     ///     estimator has it (before the frame's records are written), so a caller can save it at once.
-    ///   - onWarning: called with a one-line message for each skipped frame.
+    ///   - onWarning: called with a one-line message for each skipped frame, and after the last frame with each
+    ///     consumer's `finishWarnings` (a cursor place time the data never reached).
     ///   - shouldStop: polled before each frame; `true` ends the run there (the summary says `stoppedEarly`).
     public func run(progress: ((PipelineProgress) -> Void)? = nil,
                     onFrame: ((PipelineFrameResult) -> Void)? = nil,
@@ -284,15 +289,16 @@ public final class TrackingPipeline {
             if options.world.detectionDelayFrames > 0 { profiler.add(.planeWorker, nanoseconds: session.workerDetectionCPU_ns) }
 
             let records = try profiler.measure(.consumers) { () throws -> [any StreamRecord] in
-                var frameRecord = FrameRecord(worldFrame)
+                let convention = options.convention
+                var frameRecord = FrameRecord(worldFrame, convention: convention)
                 if options.streamPoints, worldFrame.isTrackingNormal {
                     let map = worldFrame.session.map
                     frameRecord.points = features.features.compactMap { f in
-                        map.landmark(id: f.id).map { FeaturePointJSON(id: f.id, position: StreamJSON.array($0.p_W)) }
+                        map.landmark(id: f.id).map { FeaturePointJSON(id: f.id, position: StreamJSON.array(convention.point($0.p_W))) }
                     }
                 }
                 var records: [any StreamRecord] = [frameRecord]
-                records += worldFrame.events.map(AnchorEventRecord.init)
+                records += worldFrame.events.map { AnchorEventRecord($0, convention: convention) }
                 for consumer in consumers { records += try consumer.consume(worldFrame) }
                 for writer in writers { try writer.write(records) }
                 return records
@@ -319,6 +325,7 @@ public final class TrackingPipeline {
         }
         let finalRecords = try consumers.flatMap { try $0.finish() }
         for writer in writers { try writer.write(finalRecords) }
+        for warning in consumers.flatMap(\.finishWarnings) { onWarning?(warning) }
 
         let done = summary(completed: !stoppedEarly)
         summarySoFar = done

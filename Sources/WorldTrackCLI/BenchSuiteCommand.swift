@@ -3,7 +3,8 @@ import Evaluation
 import Foundation
 import Sensors
 
-/// `worldtrack bench-suite`: run + evaluate a list of datasets and configurations in parallel processes.
+/// `worldtrack bench-suite`: run + evaluate a list of datasets and configurations in parallel processes
+/// (`bench-suite [run] MANIFEST`, the default), or join shard results (`bench-suite merge`).
 struct BenchSuiteCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bench-suite",
@@ -12,9 +13,11 @@ struct BenchSuiteCommand: ParsableCommand {
         MANIFEST is a JSON file:
           {
             "entries": [
-              { "name": "euroc-micro", "dataset": "../shared/datasets/euroc-v101-micro" },
-              { "name": "room-stereo", "simulate": ["--scene", "room", "--seconds", "20", "--seed", "2", "--stereo"],
-                "stereo": true, "align": "posyaw" }
+              { "name": "euroc-micro",
+                "dataset": "../shared/datasets/euroc-v101-micro" },
+              { "name": "room-stereo", "stereo": true, "align": "posyaw",
+                "simulate": ["--scene", "room", "--seconds", "20", "--seed", "2",
+                             "--stereo"] }
             ]
           }
         Each entry has a unique "name" and either "dataset" (a folder; relative paths are resolved \
@@ -28,22 +31,48 @@ struct BenchSuiteCommand: ParsableCommand {
         "dataset"; an entry whose recording is absent is skipped with a notice (status "skipped", not a \
         failure), so a suite over shared recordings runs where they are missing:
               { "name": "v101-rec-stereo", "stereo": true,
-                "simulate": ["--from-recording", "../../../shared/datasets/euroc-v101-micro", "--stereo"] }
+                "simulate": ["--from-recording",
+                             "../../../shared/datasets/euroc-v101-micro", "--stereo"] }
+
         (Benchmarks/suites/v101-from-recording.json: the EuRoC V1_01 sequence re-rendered along its \
         ground truth with its real IMU, mono and stereo, whole and 30 s.)
 
         Every entry runs `worldtrack run` in its own process (--jobs at a time) and is evaluated \
-        against its ground truth. Results: OUT/results.json and OUT/results.md (ATE per sequence, \
-        mean, time per frame); with --shard I/N the files are named results-shard-I-of-N.*.
+        against its ground truth. Results: OUT/results.json and OUT/results.md (per sequence: ATE, \
+        RPE — the mean over the lengths 10–50 % of the path of the mean translation error in % of \
+        the length, and of the rotation error — completeness, time per frame; the full RPE per \
+        length is in the JSON). The means are over the entries that succeeded and say over how \
+        many; failed entries are listed with their error (exit 1). With --shard I/N the files are \
+        named results-shard-I-of-N.*.
 
         --shard I/N takes every N-th entry starting at I (0-based), so an existing job runner can \
         spread a large suite over machines: a Slurm array (--shard $SLURM_ARRAY_TASK_ID/$N), a \
         Kubernetes indexed Job ($JOB_COMPLETION_INDEX), or GNU parallel (parallel worldtrack \
-        bench-suite m.json --shard {}/4 ::: 0 1 2 3).
+        bench-suite m.json --shard {}/4 ::: 0 1 2 3). `worldtrack bench-suite merge DIR… --out \
+        FILE` joins the shards' results into one (see `worldtrack help bench-suite merge`).
+
+        Options of a run (--jobs, --shard, --out): `worldtrack help bench-suite run`.
 
         Examples:
           worldtrack bench-suite Benchmarks/suite.json --jobs 2 --out /tmp/suite
           worldtrack bench-suite suite.json --shard 1/4 --out /shared/results
+          worldtrack bench-suite merge /shared/results --out /shared/suite.json
+        """,
+        subcommands: [BenchSuiteRunCommand.self, BenchSuiteMergeCommand.self],
+        defaultSubcommand: BenchSuiteRunCommand.self)
+}
+
+/// `worldtrack bench-suite [run] MANIFEST`: runs and evaluates the manifest's entries (or one shard of them).
+struct BenchSuiteRunCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "run",
+        abstract: "Run and evaluate the entries of a manifest (the default: `bench-suite MANIFEST`).",
+        discussion: """
+        The manifest's format and the results: `worldtrack help bench-suite`.
+
+        Examples:
+          worldtrack bench-suite Benchmarks/suite.json --jobs 2 --out /tmp/suite
+          worldtrack bench-suite run suite.json --shard 1/4 --out /shared/results
         """)
 
     @Argument(help: "The suite manifest (JSON).")
@@ -65,6 +94,8 @@ struct BenchSuiteCommand: ParsableCommand {
 
     func run() throws {
         let entries = try SuiteManifest.load(path: manifest)
+        let identity = ManifestIdentity(path: manifest, bytes: FileManager.default.contents(atPath: manifest) ?? Data(),
+                                        entries: entries.map(\.name))
         let shardSpec = try shard.map(Shard.parse) ?? Shard(index: 0, count: 1)
         let mine = entries.enumerated().filter { $0.offset % shardSpec.count == shardSpec.index }.map(\.element)
         guard !mine.isEmpty else { throw CLIError.badInput("\(manifest): shard \(shardSpec.index)/\(shardSpec.count) has no entries") }
@@ -97,18 +128,19 @@ struct BenchSuiteCommand: ParsableCommand {
             }
         }
         queue.waitUntilAllOperationsAreFinished()
-        let report = SuiteReport(entries: results.values.compactMap { $0 })
+        let report = SuiteReport(entries: results.values.compactMap { $0 }, manifest: identity, shard: shardSpec)
         try report.writeJSON(to: resultPaths[0])
         try report.markdown().write(toFile: resultPaths[1], atomically: true, encoding: .utf8)
         print(report.markdown(), terminator: "")
-        if report.entries.contains(where: { $0.error != nil }) {
-            throw CLIError.failure("some entries failed; see \(resultPaths[0])")
+        if !report.failed.isEmpty {
+            throw CLIError.failure("\(report.failed.count) of \(report.entries.count) entries failed "
+                                   + "(\(report.failed.map(\.name).joined(separator: ", "))); see \(resultPaths[0])")
         }
     }
 }
 
 /// `I/N`: shard I (0-based) of N.
-struct Shard: Equatable {
+struct Shard: Codable, Equatable {
     var index: Int, count: Int
     static func parse(_ s: String) throws -> Shard {
         let parts = s.split(separator: "/").map { Int($0.trimmingCharacters(in: .whitespaces)) }
@@ -171,25 +203,6 @@ enum SuiteManifest {
     }
 }
 
-/// The outcome of one entry.
-struct SuiteResult: Codable {
-    var name: String
-    var dataset: String
-    var stereo: Bool
-    var alignment: String
-    var frames: Int?
-    var ate_rmse_m: Double?
-    var ate_median_m: Double?
-    var rot_rmse_deg: Double?
-    var completeness: Double?
-    var ms_per_frame_median: Double?
-    var fps: Double?
-    var seconds_to_normal: Double?
-    var error: String?
-    /// Why the entry was not run (its recording is absent); not a failure.
-    var skipped: String?
-}
-
 /// Runs one entry: simulate if needed, `worldtrack run` in a child process, evaluate.
 enum SuiteRunner {
     /// `sharedName`: the dataset folder name of a simulation shared with earlier entries (same arguments).
@@ -231,10 +244,7 @@ enum SuiteRunner {
             let groundTruth = try TrajectoryLoader.load(path: dataset)
             let report = try Evaluator.evaluate(estimate: estimate.poses, groundTruth: groundTruth.poses,
                                                 options: EvaluationOptions(alignment: AlignmentMethod(rawValue: align) ?? .posyaw))
-            result.ate_rmse_m = report.ate.position.rmse
-            result.ate_median_m = report.ate.position.median
-            result.rot_rmse_deg = report.ate.rotation.rmse
-            result.completeness = report.completeness
+            result.record(report)
         } catch {
             result.error = "\(error)"
         }
@@ -277,39 +287,6 @@ final class ResultBox: @unchecked Sendable {
     private(set) var values: [SuiteResult?]
     init(count: Int) { values = Array(repeating: nil, count: count) }
     func set(_ i: Int, _ r: SuiteResult) { lock.lock(); values[i] = r; lock.unlock() }
-}
-
-/// The suite's results and their tables.
-struct SuiteReport: Codable {
-    var entries: [SuiteResult]
-    var mean_ate_rmse_m: Double?
-    var mean_ms_per_frame: Double?
-
-    init(entries: [SuiteResult]) {
-        self.entries = entries
-        let ates = entries.compactMap(\.ate_rmse_m), times = entries.compactMap(\.ms_per_frame_median)
-        mean_ate_rmse_m = ates.isEmpty ? nil : ates.reduce(0, +) / Double(ates.count)
-        mean_ms_per_frame = times.isEmpty ? nil : times.reduce(0, +) / Double(times.count)
-    }
-
-    func writeJSON(to path: String) throws {
-        let enc = JSONEncoder()
-        enc.outputFormatting = [.prettyPrinted, .sortedKeys]
-        try enc.encode(self).write(to: URL(fileURLWithPath: path))
-    }
-
-    func markdown() -> String {
-        func f(_ v: Double?, _ fmt: String) -> String { v.map { String(format: fmt, $0) } ?? "—" }
-        var s = "| sequence | mode | align | frames | ATE RMSE (m) | ATE median (m) | rot RMSE (°) | completeness | ms/frame | status |\n"
-        s += "|---|---|---|---:|---:|---:|---:|---:|---:|---|\n"
-        for e in entries {
-            s += "| \(e.name) | \(e.stereo ? "stereo" : "mono") | \(e.alignment) | \(e.frames.map(String.init) ?? "—") | "
-            s += "\(f(e.ate_rmse_m, "%.4f")) | \(f(e.ate_median_m, "%.4f")) | \(f(e.rot_rmse_deg, "%.2f")) | "
-            s += "\(f(e.completeness.map { $0 * 100 }, "%.1f %%")) | \(f(e.ms_per_frame_median, "%.2f")) | \(e.skipped != nil ? "skipped" : (e.error == nil ? "ok" : "failed")) |\n"
-        }
-        s += "| **mean** | | | | \(f(mean_ate_rmse_m, "%.4f")) | | | | \(f(mean_ms_per_frame, "%.2f")) | |\n"
-        return s
-    }
 }
 
 /// The path of the running `worldtrack` executable (to start children of the same build).

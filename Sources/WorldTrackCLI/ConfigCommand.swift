@@ -15,8 +15,8 @@ struct ConfigCommand: ParsableCommand {
         key (exit 2). Flags given on the command line (--refine-extrinsics, --time-offset-ms, …) override the file.
 
         Examples:
-          worldtrack config --defaults > my.yaml      # every setting, commented; edit and keep what you change
-          worldtrack config --check my.yaml           # exit 2 with the line of the first problem
+          worldtrack config --defaults > my.yaml  # every setting, commented; edit it
+          worldtrack config --check my.yaml       # exit 2 at the first problem's line
           worldtrack run DATASET --config my.yaml
         """)
 

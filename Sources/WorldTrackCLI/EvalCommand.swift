@@ -63,7 +63,7 @@ struct EvalCommand: ParsableCommand {
     @Flag(name: .long, help: "Print one JSON object instead of the table.")
     var json = false
 
-    @Option(name: .long, help: "Write PNG plots (trajectory top and side views, error over time, RPE) to this folder.")
+    @Option(name: .long, help: "Write PNG plots to this folder: trajectory top and side views (the estimate coloured by its position error, over the ground truth), position and rotation error over time (mean, median, mean ± σ), RPE per length.")
     var plot: String?
 
     func run() throws {

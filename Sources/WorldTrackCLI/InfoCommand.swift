@@ -23,7 +23,8 @@ struct InfoCommand: ParsableCommand {
         Examples:
           worldtrack info ../shared/datasets/euroc-v101-micro
           worldtrack info ../shared/datasets/euroc-v101-micro --json
-          worldtrack info /data/V1_01_easy --json | jq '.cameras[] | {name, frames, missing_images}'
+          worldtrack info /data/V1_01_easy --json \\
+              | jq '.cameras[] | {name, frames, missing_images}'
         """
     )
 

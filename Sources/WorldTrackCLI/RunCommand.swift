@@ -29,14 +29,18 @@ struct RunCommand: ParsableCommand {
         walk), simulated once and cached in Datasets/cache/ (or ~/.cache/worldtrack).
 
         Consumers (--consumer, repeatable):
-          burst:every=6,count=10,start=T,out=DIR   every 6th frame, 10 frames, PNG + JSON sidecar
-          measure:taps=FILE                        tapped pixels → 3D points → lengths
-          cursor[:place=T1,T2]                     screen-centre raycast; anchors placed at T1, T2 s
+          burst:every=6,count=10,start=T,out=DIR  every 6th frame, 10 frames:
+                                                  PNG + JSON sidecar each
+          measure:taps=FILE                       tapped pixels → 3D points → lengths
+          cursor[:place=T1,T2]                    screen-centre raycast; anchors
+                                                  placed at T1, T2 s
 
         Examples:
           worldtrack run
           worldtrack run ../shared/datasets/euroc-v101-micro --trajectory /tmp/est.tum
-          worldtrack run /tmp/room --consumer cursor:place=20 --consumer burst:every=6,count=10,out=/tmp/burst
+          worldtrack run /tmp/room --consumer cursor:place=20 \\
+              --consumer burst:every=6,count=10,out=/tmp/burst
+          worldtrack run /tmp/room --stream-points --convention arkit
           worldtrack run /tmp/room --pipe 'jq -c "select(.type==\\"cursor\\")"'
           worldtrack run /tmp/room --profile --no-stream
           worldtrack run /tmp/room --start 10 --seconds 5
@@ -96,6 +100,9 @@ struct RunCommand: ParsableCommand {
     @Flag(help: "List in each frame record the mapped points the frame sees (`points`: persistent ids and world positions, like ARKit's rawFeaturePoints), while tracking is normal.")
     var streamPoints = false
 
+    @Option(help: "Frame conventions of the stream's poses, points and normals: worldtrack (z-up world, OpenCV camera x right, y down, z forward; z along surface normals) or arkit (ARKit's: y-up world, camera looking down −z, y along surface normals). --trajectory stays in the dataset's frame.")
+    var convention: StreamConvention = .worldtrack
+
     @Flag(help: "No progress lines on stderr.")
     var quiet = false
 
@@ -130,7 +137,7 @@ struct RunCommand: ParsableCommand {
         }
         // Consumers check their own outputs (burst: out= must be a new or empty folder) when made.
         let consumerObjects: [any FrameConsumer]
-        do { consumerObjects = try consumers.map { try ConsumerFactory.make($0) } } catch {
+        do { consumerObjects = try consumers.map { try ConsumerFactory.make($0, convention: convention) } } catch {
             throw CLIError.badInput("--consumer: \(error)")
         }
 
@@ -163,6 +170,7 @@ struct RunCommand: ParsableCommand {
         options.realtime = realtime
         options.threads = threads
         options.streamPoints = streamPoints
+        options.convention = convention
         // The flags override the configuration file only when given.
         if noMapReuse { options.mapReuse.enabled = false }
         if calibratedIMUNoise { options.estimator.state.adaptiveIMUNoise = false }

@@ -1,3 +1,4 @@
+import ArgumentParser
 import Consumers
 import Foundation
 import OptionsFile
@@ -277,3 +278,6 @@ struct RunSummaryJSON: Codable {
         try encoder.encode(self).write(to: URL(fileURLWithPath: path), options: .atomic)
     }
 }
+
+/// `run --convention worldtrack|arkit`: the stream's frame conventions, by their raw names.
+extension StreamConvention: ExpressibleByArgument {}

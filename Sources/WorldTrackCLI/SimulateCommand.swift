@@ -22,10 +22,14 @@ struct SimulateCommand: ParsableCommand {
         then ramps smoothly into motion.
 
         Examples:
-          worldtrack simulate --scene room --trajectory handheld --seconds 30 --seed 1 --out /tmp/room
-          worldtrack simulate --scene courtyard --trajectory orbit --seconds 20 --stereo --out /tmp/yard
-          worldtrack simulate --scene my_scene.json --trajectory handheld --seconds 10 --fisheye --rate 30 --out /tmp/fe
-          worldtrack simulate --scene room --trajectory handheld --seconds 25 --still-at 8 --pure-rotation-at 14 --shake-at 20 --out /tmp/hard
+          worldtrack simulate --scene room --trajectory handheld --seconds 30 \\
+              --seed 1 --out /tmp/room
+          worldtrack simulate --scene courtyard --trajectory orbit --seconds 20 \\
+              --stereo --out /tmp/yard
+          worldtrack simulate --scene my_scene.json --trajectory handheld \\
+              --seconds 10 --fisheye --rate 30 --out /tmp/fe
+          worldtrack simulate --scene room --trajectory handheld --seconds 25 \\
+              --still-at 8 --pure-rotation-at 14 --shake-at 20 --out /tmp/hard
 
         From a recording (--from-recording DATASET): renders along the recording's ground truth \
         instead of an analytic trajectory, with the recording's camera calibration (cam0's sensor.yaml; \
@@ -42,8 +46,10 @@ struct SimulateCommand: ParsableCommand {
         frames, T_B_C, the fit and a texture check of every image). --time-offset-ms D stamps the image \
         of the ground-truth row at t with t − D. Not with --trajectory, --rate, --size, --fisheye, \
         --start-moving or the segment options.
-          worldtrack simulate --from-recording ../shared/datasets/euroc-v101-micro --stereo --out /tmp/v101
-          worldtrack simulate --from-recording ../shared/datasets/euroc-v101-micro --start 10 --seconds 30 --out /tmp/v101-30s
+          worldtrack simulate --from-recording ../shared/datasets/euroc-v101-micro \\
+              --stereo --out /tmp/v101
+          worldtrack simulate --from-recording ../shared/datasets/euroc-v101-micro \\
+              --start 10 --seconds 30 --out /tmp/v101-30s
         """)
 
     @Option(help: "Scene: room, courtyard, or a path to a scene .json file (with --from-recording: room and courtyard are fitted around the trajectory; a file is used as given).")

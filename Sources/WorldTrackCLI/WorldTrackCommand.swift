@@ -12,7 +12,8 @@ public struct WorldTrackCommand: ParsableCommand {
 
         Examples:
           worldtrack info ../shared/datasets/euroc-v101-micro
-          worldtrack simulate --scene room --trajectory handheld --seconds 30 --out /tmp/room
+          worldtrack simulate --scene room --trajectory handheld --seconds 30 \\
+              --out /tmp/room
           worldtrack run /tmp/room --trajectory /tmp/est.tum
           worldtrack eval --estimate /tmp/est.tum --groundtruth /tmp/room
         """,

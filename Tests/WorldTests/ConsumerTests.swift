@@ -153,6 +153,34 @@ func pixel(_ p_W: Vec3, _ T_W_C: SE3 = defaultPose) throws -> [Double] {
         let frame = try #require(last.compactMap { $0 as? FrameRecord }.first)
         #expect(frame.anchors.contains { $0.id == placed[0].id && $0.kind == "user" })
     }
+
+    @Test func placeTimesThatGetNoAnchorAreOneWarningAtTheEnd() throws {
+        // Frames at 0, 0.05, …, 0.45 s: 0.1 s is placed, 20 s and 30 s are past the last frame.
+        let cursor = try #require(try ConsumerFactory.make("cursor:place=30,0.1,20") as? CursorConsumer)
+        let stream = WorldStream(consumers: [cursor], writer: nil)
+        var gen = RoomLandmarks(seed: 1)
+        for i in 0..<10 { try stream.process(frameInput(i, landmarks: gen.batch(floor: 40, table: 10, wall: 15))) }
+        try stream.finish()
+        #expect(cursor.placedAnchorIds.count == 1)
+        #expect(cursor.finishWarnings == ["cursor: no anchor placed for place=20.00 s, 30.00 s: past the last frame (0.45 s) (times after the first frame)"])
+
+        // A place time inside the data with nothing hit from then on, next to one past the end.
+        let blind = try #require(try ConsumerFactory.make("cursor:place=0.2,9") as? CursorConsumer)
+        let empty = WorldStream(consumers: [blind], writer: nil)
+        for i in 0..<10 { try empty.process(frameInput(i, landmarks: [])) }
+        try empty.finish()
+        #expect(blind.placedAnchorIds.isEmpty)
+        #expect(blind.finishWarnings == ["cursor: no anchor placed for place=9.00 s: past the last frame (0.45 s); place=0.20 s: no surface hit at the image centre from then to the last frame (times after the first frame)"])
+
+        // Every place time placed, or none asked for: no warning.
+        let placedAll = try #require(try ConsumerFactory.make("cursor:place=0.1") as? CursorConsumer)
+        let none = CursorConsumer()
+        let both = WorldStream(consumers: [placedAll, none], writer: nil)
+        var room = RoomLandmarks(seed: 1)
+        for i in 0..<10 { try both.process(frameInput(i, landmarks: room.batch(floor: 40, table: 10, wall: 15))) }
+        try both.finish()
+        #expect(placedAll.placedAnchorIds.count == 1 && placedAll.finishWarnings.isEmpty && none.finishWarnings.isEmpty)
+    }
 }
 
 @Suite struct BurstConsumerTests {

@@ -102,7 +102,7 @@ struct RunCommandTests {
         #expect(beyond.stdout.isEmpty)
     }
 
-    @Test("bench-suite: runs and evaluates each entry of its shard; JSON + Markdown; bad manifests exit 2")
+    @Test("bench-suite: runs and evaluates each entry of its shard (ATE, RPE); a failed entry is listed and left out of the mean, exit 1; bad manifests exit 2")
     func benchSuite() throws {
         let wt = try ProcessRunner.product("worldtrack")
         let path = try Self.dataset()
@@ -110,19 +110,42 @@ struct RunCommandTests {
         let manifest = dir.path + "/suite.json"
         try Data("""
         {"entries": [{"name": "a", "dataset": "\(path)"}, {"name": "b", "dataset": "\(path)", "align": "se3"},
-                     {"name": "c", "dataset": "\(path)", "seconds": 4}]}
+                     {"name": "c", "dataset": "\(path)", "seconds": 4}, {"name": "d", "dataset": "\(dir.path)/absent"}]}
         """.utf8).write(to: URL(fileURLWithPath: manifest))
         let run = try ProcessRunner.run(wt, ["bench-suite", manifest, "--shard", "1/2", "--jobs", "2", "--out", dir.path + "/out"], timeout: 300)
-        #expect(run.status == 0, "\(run.stderr)")
-        // Shard 1 of 2 takes entries 1, 3, … (0-based): only "b".
+        // "d" fails (its dataset is absent): exit 1, naming it.
+        #expect(run.status == 1, "\(run.stderr)")
+        #expect(run.stderr.contains("1 of 2 entries failed (d)"), "\(run.stderr)")
+        // Shard 1 of 2 takes entries 1, 3, … (0-based): "b" and "d".
         let results = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: dir.path + "/out/results-shard-1-of-2.json"))) as? [String: Any]
         let entries = try #require(results?["entries"] as? [[String: Any]])
-        #expect(entries.map { $0["name"] as? String } == ["b"])
+        #expect(entries.map { $0["name"] as? String } == ["b", "d"])
         let ate = try #require(entries.first?["ate_rmse_m"] as? Double)
         #expect(ate > 0 && ate < 0.1)   // a real evaluation against the simulator's ground truth
         #expect((entries.first?["alignment"] as? String) == "se3")
+        // RPE: per length as eval gives it, and the headline figures, which are the means over the lengths.
+        let rpe = try #require(entries.first?["rpe"] as? [[String: Any]])
+        let measured = rpe.filter { ($0["pairs"] as? Int ?? 0) > 0 }
+        #expect(rpe.count == 5 && !measured.isEmpty)
+        let transPct = try #require(entries.first?["rpe_trans_pct"] as? Double)
+        let meanOfLengths = measured.compactMap { $0["trans_mean_pct"] as? Double }.reduce(0, +) / Double(measured.count)
+        #expect(abs(transPct - meanOfLengths) < 1e-9 && transPct > 0 && transPct < 50)
+        #expect(try #require(entries.first?["rpe_rot_deg"] as? Double) > 0)
+        // The mean is over "b" only, and says so; "d" is listed with its error.
+        #expect(results?["mean_over"] as? Int == 1)
+        #expect(results?["mean_ate_rmse_m"] as? Double == ate)
+        #expect(results?["mean_rpe_trans_pct"] as? Double == transPct)
+        let failed = try #require(results?["failed"] as? [[String: Any]])
+        #expect(failed.count == 1 && failed.first?["name"] as? String == "d")
+        #expect((failed.first?["error"] as? String)?.contains("worldtrack run") == true)
+        let shard = try #require(results?["shard"] as? [String: Any])
+        #expect(shard["index"] as? Int == 1 && shard["count"] as? Int == 2)
+        #expect((results?["manifest"] as? [String: Any])?["entries"] as? [String] == ["a", "b", "c", "d"])
         #expect(FileManager.default.fileExists(atPath: dir.path + "/out/results-shard-1-of-2.md"))
         #expect(run.stdout.contains("| b | mono | se3 |"))
+        #expect(run.stdout.contains("| d | mono | posyaw | — |") && run.stdout.contains("**failed**"))
+        #expect(run.stdout.contains("| **mean of 1 of 2** |"))
+        #expect(run.stdout.contains("\nFailed:\n- d: "))
 
         try Data(#"{"entries": [{"name": "x"}]}"#.utf8).write(to: URL(fileURLWithPath: manifest))
         let bad = try ProcessRunner.run(wt, ["bench-suite", manifest, "--out", dir.path + "/out2"])

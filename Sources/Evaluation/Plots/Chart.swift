@@ -1,8 +1,11 @@
 import Foundation
 
-/// A 2-D chart: axes with ticks and grid, line or marker series, box plots, a title and a legend.
+/// A 2-D chart: axes with ticks and grid, line or marker series (a line may be coloured segment by segment, with a
+/// colour bar), box plots, shaded bands and reference lines, a title and a legend.
 ///
-/// Data coordinates are the axis units (metres, seconds, …); ``render(on:)`` maps them to pixels.
+/// Data coordinates are the axis units (metres, seconds, …); ``render(on:)`` maps them to pixels. The title, the
+/// legend (one or more rows under the title) and the y-axis label each have a row of their own above the plot, and
+/// the colour bar a margin on the right, so no text is drawn over another or over the data.
 public struct Chart: Sendable {
     /// One data series.
     public struct Series: Sendable {
@@ -13,8 +16,13 @@ public struct Chart: Sendable {
         public var style: Style
         /// Line width, pixels.
         public var thickness: Int
-        public init(name: String, color: PlotColor, points: [SIMD2<Double>], style: Style = .line, thickness: Int = 2) {
+        /// One colour per segment (`points.count - 1` of them): the line is drawn segment by segment in these colours
+        /// instead of `color` (e.g. by error, with a ``ChartColorBar``).
+        public var segmentColors: [PlotColor]?
+        public init(name: String, color: PlotColor, points: [SIMD2<Double>], style: Style = .line, thickness: Int = 2,
+                    segmentColors: [PlotColor]? = nil) {
             self.name = name; self.color = color; self.points = points; self.style = style; self.thickness = thickness
+            self.segmentColors = segmentColors
         }
     }
 
@@ -34,6 +42,12 @@ public struct Chart: Sendable {
     public var equalAspect = false
     /// Include y = 0 in the range (error plots).
     public var includeZeroY = false
+    /// Shaded horizontal bands, drawn under the grid and the data.
+    public var bands: [ChartBand] = []
+    /// Horizontal reference lines, drawn over the data.
+    public var referenceLines: [ChartReferenceLine] = []
+    /// The colour bar of a series drawn with `segmentColors`, right of the plot.
+    public var colorBar: ChartColorBar?
 
     public init(title: String, xLabel: String, yLabel: String) {
         self.title = title; self.xLabel = xLabel; self.yLabel = yLabel
@@ -48,6 +62,8 @@ public struct Chart: Sendable {
             ys.append(contentsOf: b.values.filter(\.isFinite))
         }
         if includeZeroY { ys.append(0) }
+        for b in bands { ys.append(contentsOf: [b.lower, b.upper].filter(\.isFinite)) }
+        for r in referenceLines where r.value.isFinite { ys.append(r.value) }
         return (xs.min() ?? 0, xs.max() ?? 1, ys.min() ?? 0, ys.max() ?? 1)
     }
 
@@ -55,7 +71,16 @@ public struct Chart: Sendable {
     public func render<C: PlotCanvas>(on canvas: inout C) throws {
         let W = Double(canvas.width), H = Double(canvas.height)
         try canvas.rectangle(0, 0, W - 1, H - 1, color: .white, filled: true)
-        let left = 90.0, right = 25.0, top = 50.0, bottom = 70.0
+        // Rows above the plot: the title, the legend's rows, the y-axis label.
+        // The title at scale 0.7, smaller when that would not fit the width.
+        let fullTitle = try canvas.textSize(title, scale: 0.7)
+        let titleScale = fullTitle.width > W - 20 ? 0.7 * (W - 20) / fullTitle.width : 0.7
+        let titleSize = try canvas.textSize(title, scale: titleScale)
+        let titleBaseline = 12 + titleSize.height
+        let legend = try legendRows(on: canvas, width: W - 20)
+        let legendRowH = 24.0
+        let yLabelBaseline = titleBaseline + 12 + legendRowH * Double(legend.count) + 16
+        let left = 90.0, right = colorBar == nil ? 25.0 : 120.0, top = yLabelBaseline + 16, bottom = 70.0
         let plotW = W - left - right, plotH = H - top - bottom
         guard plotW > 20, plotH > 20 else { return }
 
@@ -74,6 +99,12 @@ public struct Chart: Sendable {
         let (xa, xb, ya, yb) = (x0, x1, y0, y1)
         func px(_ x: Double) -> Double { left + (x - xa) / (xb - xa) * plotW }
         func py(_ y: Double) -> Double { top + plotH - (y - ya) / (yb - ya) * plotH }
+
+        // Bands under everything else, clipped to the plot.
+        for b in bands where b.lower.isFinite && b.upper.isFinite {
+            let lo = min(max(py(b.lower), top), top + plotH), hi = min(max(py(b.upper), top), top + plotH)
+            try canvas.rectangle(left, hi, left + plotW, lo, color: b.color, filled: true)
+        }
 
         // Grid and tick labels.
         let labelScale = 0.45
@@ -104,7 +135,14 @@ public struct Chart: Sendable {
         for s in series {
             let points = s.points.filter { $0.x.isFinite && $0.y.isFinite }.map { SIMD2(px($0.x), py($0.y)) }
             switch s.style {
-            case .line where points.count >= 2: try canvas.polyline(points, color: s.color, thickness: s.thickness)
+            case .line where points.count >= 2:
+                if let colors = s.segmentColors, colors.count == points.count - 1 {
+                    for k in 0..<(points.count - 1) {
+                        try canvas.line(points[k].x, points[k].y, points[k + 1].x, points[k + 1].y, color: colors[k], thickness: s.thickness)
+                    }
+                } else {
+                    try canvas.polyline(points, color: s.color, thickness: s.thickness)
+                }
             default: for p in points { try canvas.dot(p.x, p.y, radius: 2.5, color: s.color) }
             }
         }
@@ -120,28 +158,27 @@ public struct Chart: Sendable {
             try canvas.line(cx - half, py(q.median), cx + half, py(q.median), color: .error, thickness: 2)
         }
 
-        // Title, axis labels, legend.
-        let titleSize = try canvas.textSize(title, scale: 0.7)
-        try canvas.text(title, x: (W - titleSize.width) / 2, y: 14 + titleSize.height, scale: 0.7, color: .black)
+        for r in referenceLines where r.value.isFinite {
+            try canvas.line(left, py(r.value), left + plotW, py(r.value), color: r.color, thickness: 2)
+        }
+
+        // Title, axis labels, legend, colour bar.
+        try canvas.text(title, x: (W - titleSize.width) / 2, y: titleBaseline, scale: titleScale, color: .black)
         let xSize = try canvas.textSize(xLabel, scale: 0.55)
         try canvas.text(xLabel, x: left + (plotW - xSize.width) / 2, y: H - 14, scale: 0.55, color: .black)
-        try canvas.text(yLabel, x: 8, y: top - 12, scale: 0.55, color: .black)
-        let named = series.filter { !$0.name.isEmpty }
-        if !named.isEmpty {
-            let widths = try named.map { try canvas.textSize($0.name, scale: 0.5).width }
-            let boxW = (widths.max() ?? 0) + 50, rowH = 22.0
-            let bx = left + plotW - boxW - 8, by = top + 8
-            try canvas.rectangle(bx, by, bx + boxW, by + rowH * Double(named.count) + 8, color: .white, filled: true)
-            try canvas.rectangle(bx, by, bx + boxW, by + rowH * Double(named.count) + 8, color: .axis, filled: false)
-            for (k, s) in named.enumerated() {
-                let y = by + 4 + rowH * (Double(k) + 0.5)
-                if s.style == .line {
-                    try canvas.line(bx + 8, y, bx + 36, y, color: s.color, thickness: 3)
-                } else {
-                    try canvas.dot(bx + 22, y, radius: 3, color: s.color)
-                }
-                try canvas.text(s.name, x: bx + 42, y: y + 6, scale: 0.5, color: .black)
+        try canvas.text(yLabel, x: 8, y: yLabelBaseline, scale: 0.55, color: .black)
+        for (row, entries) in legend.enumerated() {
+            let rowWidth = entries.reduce(0) { $0 + $1.width }
+            var x = (W - rowWidth) / 2
+            let y = titleBaseline + 12 + legendRowH * (Double(row) + 0.5)
+            for e in entries {
+                try drawSwatch(e.swatch, x: x, y: y, on: &canvas)
+                try canvas.text(e.name, x: x + Self.swatchWidth + 6, y: y + e.textHeight / 2, scale: Self.legendScale, color: .black)
+                x += e.width
             }
+        }
+        if let bar = colorBar {
+            try drawColorBar(bar, x: left + plotW + 16, top: top, height: plotH, yLabelBaseline: yLabelBaseline, on: &canvas)
         }
     }
 
