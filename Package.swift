@@ -89,8 +89,8 @@ let package = Package(
         .target(
             name: "WorldTrackCLI",
             dependencies: [
-                "Consumers", "Estimation", "Evaluation", "Geometry", "Imaging", "OptionsFile", "Pipeline", "Sensors", "Simulation",
-                "Vision", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "Consumers", "Estimation", "Evaluation", "Geometry", "Imaging", "MCAP", "OptionsFile", "Pipeline", "Sensors", "Simulation",
+                "Vision", "World", .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swift5
         ),
