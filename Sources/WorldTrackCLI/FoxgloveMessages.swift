@@ -1,5 +1,6 @@
 import Foundation
 import Geometry
+import Sensors
 
 /// Foxglove's well-known message types (https://docs.foxglove.dev/docs/visualization/message-schemas), the
 /// fields `run --mcap` fills, JSON-encoded as Foxglove's JSON channels expect: times as `{sec, nsec}`, enums as
@@ -130,8 +131,41 @@ enum Foxglove {
     /// `foxglove.SceneUpdate`.
     struct SceneUpdate: Codable, Equatable { var deletions: [SceneEntityDeletion] = [], entities: [SceneEntity] = [] }
 
+    /// `foxglove.CameraCalibration` of a (distorted) pinhole camera: `K` and `P` row-major, `R` identity (no
+    /// rectification), `D` in the order of `distortion_model` (`plumb_bob`: k1 k2 p1 p2 k3; `kannala_brandt`: k1–k4).
+    struct CameraCalibration: Codable, Equatable {
+        var timestamp: Time, frame_id: String, width: UInt32, height: UInt32
+        var distortion_model: String, D: [Double], K: [Double], R: [Double], P: [Double]
+
+        init(t_ns: Int64, frame: String, _ m: CameraModel) {
+            timestamp = Time(t_ns); frame_id = frame; width = UInt32(m.width); height = UInt32(m.height)
+            switch m.distortion {
+            case .none: (distortion_model, D) = ("plumb_bob", [0, 0, 0, 0, 0])
+            case let .radialTangential(k1, k2, p1, p2): (distortion_model, D) = ("plumb_bob", [k1, k2, p1, p2, 0])
+            case let .equidistant(k1, k2, k3, k4): (distortion_model, D) = ("kannala_brandt", [k1, k2, k3, k4])
+            }
+            let i = m.intrinsics
+            K = [i.fx, 0, i.cx, 0, i.fy, i.cy, 0, 0, 1]
+            R = [1, 0, 0, 0, 1, 0, 0, 0, 1]
+            P = [i.fx, 0, i.cx, 0, 0, i.fy, i.cy, 0, 0, 0, 1, 0]
+        }
+    }
+
     /// `foxglove.Log`; `level` 2 INFO, 3 WARNING.
     struct Log: Codable, Equatable { var timestamp: Time, level: Int, message: String, name: String, file: String, line: UInt32 }
+
+    /// The JSON of a `foxglove.FrameTransforms`, written directly (every frame: a JSON encoder's reflection costs
+    /// ten times as much). Numbers are Swift's shortest round-trip form, as the stream's JSON encoder writes them.
+    static func frameTransformsJSON(_ transforms: [FrameTransform]) -> [UInt8] {
+        func time(_ t: Time) -> String { #"{"sec":\#(t.sec),"nsec":\#(t.nsec)}"# }
+        func quoted(_ s: String) -> String { (try? JSONEncoder().encode(s)).map { String(decoding: $0, as: UTF8.self) } ?? "\"\"" }
+        let items = transforms.map { f in
+            #"{"timestamp":\#(time(f.timestamp)),"parent_frame_id":\#(quoted(f.parent_frame_id)),"child_frame_id":\#(quoted(f.child_frame_id)),"#
+                + #""translation":{"x":\#(f.translation.x),"y":\#(f.translation.y),"z":\#(f.translation.z)},"#
+                + #""rotation":{"x":\#(f.rotation.x),"y":\#(f.rotation.y),"z":\#(f.rotation.z),"w":\#(f.rotation.w)}}"#
+        }
+        return Array(#"{"transforms":[\#(items.joined(separator: ","))]}"#.utf8)
+    }
 
     /// A `foxglove.CompressedImage` whose `data` is an encoded image file (e.g. PNG), as the JSON text before and
     /// after the base64 of the bytes, so that the base64 can be written straight into its destination (a JSON

@@ -53,6 +53,9 @@ enum FoxgloveSchemas {
 
     static let compressedImage = document("foxglove.CompressedImage",
         object(["timestamp": time, "frame_id": string, "data": bytes, "format": string]))
+    static let cameraCalibration = document("foxglove.CameraCalibration",
+        object(["timestamp": time, "frame_id": string, "width": integer, "height": integer, "distortion_model": string,
+                "D": array(number), "K": array(number), "R": array(number), "P": array(number)]))
     static let frameTransforms = document("foxglove.FrameTransforms", object(["transforms": array(frameTransform)]))
     static let posesInFrame = document("foxglove.PosesInFrame",
         object(["timestamp": time, "frame_id": string, "poses": array(pose)]))

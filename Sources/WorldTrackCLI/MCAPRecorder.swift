@@ -4,6 +4,7 @@ import Geometry
 import Imaging
 import MCAP
 import Pipeline
+import Sensors
 import World
 
 /// Records a run into an MCAP file for Foxglove (`run --mcap FILE`; channels, schemas and frames: docs/MCAP.md).
@@ -19,8 +20,9 @@ import World
 final class MCAPRecorder {
     /// What to record.
     struct Options {
-        /// Record every N-th frame's image (1: every frame; 0: no images).
-        var imageEvery = 1
+        /// Record every N-th frame's image (1: every frame; 0: no images). Every second frame by default: an image
+        /// is ~0.3 MB of base64 at 752×480, and every frame costs ~10 % of a run's CPU time (docs/MCAP.md).
+        var imageEvery = 2
         /// Data time between two trajectory / landmark-map messages, ns (each is re-sent whole: the cost grows
         /// with the square of the run's length, so they are sent once a second, with a pose every 0.2 s).
         var throttle_ns: Int64 = 1_000_000_000
@@ -32,7 +34,7 @@ final class MCAPRecorder {
 
     /// Topics of the channels made at the start (consumer records get `/worldtrack/<type>` when they first occur).
     enum Topic {
-        static let image = "/cam0/image", transforms = "/tf", trajectory = "/worldtrack/trajectory"
+        static let image = "/cam0/image", calibration = "/cam0/calibration", transforms = "/tf", trajectory = "/worldtrack/trajectory"
         static let landmarks = "/worldtrack/landmarks", planes = "/worldtrack/planes", anchors = "/worldtrack/anchors"
         static let log = "/worldtrack/log", frame = "/worldtrack/frame", anchorEvents = "/worldtrack/anchor_events"
     }
@@ -46,6 +48,7 @@ final class MCAPRecorder {
     private let writer: MCAPWriter
     private let options: Options
     private let cameraFrame: String
+    private let cameraModel: CameraModel
     private let imagePaths: [Int64: String]
     private let encoder = JSONEncoder()
     private var channels: [String: UInt16] = [:]
@@ -58,14 +61,16 @@ final class MCAPRecorder {
     private var lastT: Int64 = 0
     private var session: WorldSession?
     private var schemaIDs: [String: UInt16] = [:]
+    private var calibrationTemplate: [[UInt8]] = []   // the calibration's JSON before and after its timestamp
 
     /// Creates the file (refusing an existing one unless `replace`) and its channels.
     /// - Parameters:
-    ///   - camera: cam0's name (its frame in the file, e.g. `cam0`).
+    ///   - camera: cam0's calibration (its name is its frame in the file, e.g. `cam0`).
     ///   - imagePaths: cam0's image file by frame time.
     /// - Throws: `CLIError.badInput` naming `--mcap` and the path when the file cannot be created.
-    init(path: String, replace: Bool, camera: String, imagePaths: [Int64: String], options: Options) throws {
-        self.path = path; self.options = options; cameraFrame = camera; self.imagePaths = imagePaths
+    init(path: String, replace: Bool, camera: CameraCalibration, imagePaths: [Int64: String], options: Options) throws {
+        self.path = path; self.options = options; cameraFrame = camera.name; cameraModel = camera.model
+        self.imagePaths = imagePaths
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         var writerOptions = MCAPWriter.Options()
         writerOptions.chunkSize = options.chunkSize
@@ -75,7 +80,10 @@ final class MCAPRecorder {
             throw CLIError.badInput("--mcap \(path): cannot create the file: \(exists ? "exists; pass --force to replace it" : reason)")
         }
         do {
-            if options.imageEvery > 0 { try addChannel(Topic.image, FoxgloveSchemas.compressedImage) }
+            if options.imageEvery > 0 {
+                try addChannel(Topic.image, FoxgloveSchemas.compressedImage)
+                try addChannel(Topic.calibration, FoxgloveSchemas.cameraCalibration)
+            }
             try addChannel(Topic.transforms, FoxgloveSchemas.frameTransforms)
             try addChannel(Topic.trajectory, FoxgloveSchemas.posesInFrame)
             try addChannel(Topic.landmarks, FoxgloveSchemas.pointCloud)
@@ -141,7 +149,21 @@ final class MCAPRecorder {
     private func write(_ frame: PipelineFrameResult) throws {
         let t = frame.world.t_ns
         lastT = t
-        if options.imageEvery > 0 && frameIndex % options.imageEvery == 0 { try writeImage(frame) }
+        if options.imageEvery > 0 && frameIndex % options.imageEvery == 0 {
+            try writeImage(frame)
+            // The calibration is the same every time but for its timestamp: encoded once, the time spliced in.
+            if calibrationTemplate.isEmpty {
+                let json = Array(try encoder.encode(Foxglove.CameraCalibration(t_ns: 0, frame: cameraFrame, cameraModel)))
+                let zero = Array(#"{"nsec":0,"sec":0}"#.utf8)
+                guard let at = (0...(json.count - zero.count)).first(where: { json[$0..<$0 + zero.count].elementsEqual(zero) }) else {
+                    throw CLIError.failure("--mcap: the calibration's JSON has no timestamp")
+                }
+                calibrationTemplate = [Array(json[..<at]), Array(json[(at + zero.count)...])]
+            }
+            let time = Foxglove.Time(t)
+            try publish(Topic.calibration, t,
+                        calibrationTemplate[0] + Array(#"{"nsec":\#(time.nsec),"sec":\#(time.sec)}"#.utf8) + calibrationTemplate[1])
+        }
         frameIndex += 1
         let T_W_B = frame.world.T_W_B
         if TrackingPipeline.isUsable(frame.estimate.trackingState), T_W_B.translation.isFinite,
@@ -171,7 +193,7 @@ final class MCAPRecorder {
         worldBody.rotation = Foxglove.Quaternion(wxyz: r.body_orientation)
         let bodyCamera = Foxglove.FrameTransform(t_ns: t, parent: "body", child: cameraFrame,
                                                  T_W_B.inverse * SE3(rowMajor4x4: r.T_world_camera))
-        try publish(Topic.transforms, t, Foxglove.FrameTransforms(transforms: [worldBody, bodyCamera]))
+        try publish(Topic.transforms, t, Foxglove.frameTransformsJSON([worldBody, bodyCamera]))
     }
 
     /// A consumer's record, unchanged, on `/worldtrack/<type>` (cursor, measurement, burst.captured, plug-ins' types).
@@ -238,5 +260,9 @@ final class MCAPRecorder {
 
     private func publish(_ topic: String, _ t_ns: Int64, _ json: Data) throws {
         try json.withUnsafeBytes { try writer.write(channel: channels[topic]!, logTime_ns: t_ns, data: $0) }
+    }
+
+    private func publish(_ topic: String, _ t_ns: Int64, _ json: [UInt8]) throws {
+        try writer.write(channel: channels[topic]!, logTime_ns: t_ns, data: json)
     }
 }

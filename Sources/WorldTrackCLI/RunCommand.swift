@@ -109,8 +109,8 @@ struct RunCommand: ParsableCommand {
     @Option(help: "Record the run in this MCAP file as it goes, for Foxglove (refuses to overwrite; see --force). Channels: docs/MCAP.md.")
     var mcap: String?
 
-    @Option(name: .customLong("mcap-images"), help: "With --mcap: record every N-th frame's camera image (the dataset's PNG bytes; 0: none).")
-    var mcapImages: Int = 1
+    @Option(name: .customLong("mcap-images"), help: "With --mcap: record every N-th frame's camera image (the dataset's PNG bytes; 1: every frame, ~0.3 MB each at 752×480; 0: none).")
+    var mcapImages: Int = 2
 
     @Flag(help: "Allow --trajectory, --summary-json and --mcap to replace existing files.")
     var force = false
@@ -220,7 +220,7 @@ struct RunCommand: ParsableCommand {
             mcapOptions.imageEvery = mcapImages
             let cam0 = data.cameras[0]
             recorder = try mcap.map {
-                try MCAPRecorder(path: $0, replace: force, camera: cam0.calibration.name,
+                try MCAPRecorder(path: $0, replace: force, camera: cam0.calibration,
                                  imagePaths: Dictionary(cam0.frames.map { ($0.t_ns, $0.path) }, uniquingKeysWith: { a, _ in a }),
                                  options: mcapOptions)
             }

@@ -25,6 +25,7 @@ WORLDTRACK = os.environ.get("WORLDTRACK_BIN", os.path.join(os.path.dirname(__fil
 # Channels of a run with the cursor and measure consumers: topic → (schema name, schema encoding).
 EXPECTED_CHANNELS = {
     "/cam0/image": "foxglove.CompressedImage",
+    "/cam0/calibration": "foxglove.CameraCalibration",
     "/tf": "foxglove.FrameTransforms",
     "/worldtrack/trajectory": "foxglove.PosesInFrame",
     "/worldtrack/landmarks": "foxglove.PointCloud",
@@ -41,6 +42,7 @@ EXPECTED_CHANNELS = {
 # schema documents WorldTrack puts in the file.
 FOXGLOVE_REQUIRED = {
     "foxglove.CompressedImage": ["timestamp", "frame_id", "data", "format"],
+    "foxglove.CameraCalibration": ["timestamp", "frame_id", "width", "height", "distortion_model", "D", "K", "R", "P"],
     "foxglove.FrameTransforms": ["transforms"],
     "foxglove.PosesInFrame": ["timestamp", "frame_id", "poses"],
     "foxglove.PointCloud": ["timestamp", "frame_id", "pose", "point_stride", "fields", "data"],
@@ -117,6 +119,7 @@ class MCAPRunTest(unittest.TestCase):
         counts = self.summary.statistics.channel_message_counts
         by_topic = {c.topic: counts.get(c.id, 0) for c in self.summary.channels.values()}
         self.assertEqual(by_topic["/cam0/image"], len(frames))
+        self.assertEqual(by_topic["/cam0/calibration"], len(frames))
         self.assertEqual(by_topic["/tf"], len(frames))
         self.assertEqual(by_topic["/worldtrack/frame"], len(frames))
         anchor_records = self.records("anchor.added", "anchor.updated", "anchor.removed")
@@ -185,6 +188,19 @@ class MCAPRunTest(unittest.TestCase):
             self.assertEqual((d["format"], d["frame_id"]), ("png", "cam0"))
             with open(os.path.join(self.dataset, "mav0", "cam0", "data", f"{m.log_time}.png"), "rb") as f:
                 self.assertEqual(base64.b64decode(d["data"], validate=True), f.read())
+
+    def test_calibration_is_the_stream_intrinsics(self):
+        intrinsics = {r["t_ns"]: r["intrinsics"] for r in self.records("frame")}
+        calibrations = self.on("/cam0/calibration")
+        self.assertEqual(sorted(m.log_time for m, d in calibrations), sorted(intrinsics))
+        for m, d in calibrations:
+            i = intrinsics[m.log_time]
+            self.assertEqual(d["K"], [i["fx"], 0, i["cx"], 0, i["fy"], i["cy"], 0, 0, 1])
+            self.assertEqual(d["P"], [i["fx"], 0, i["cx"], 0, 0, i["fy"], i["cy"], 0, 0, 0, 1, 0])
+            self.assertEqual((d["width"], d["height"], d["frame_id"]), (i["width"], i["height"], "cam0"))
+            # The simulator's camera is EuRoC's: radial-tangential, which Foxglove calls plumb_bob (k1 k2 p1 p2 k3).
+            self.assertEqual(d["distortion_model"], "plumb_bob")
+            self.assertEqual(len(d["D"]), 5)
 
     def test_landmarks_decode_as_float32_points(self):
         clouds = self.on("/worldtrack/landmarks")
@@ -267,7 +283,7 @@ class MCAPRunTest(unittest.TestCase):
         run("run", self.dataset, "--seconds", "0.5", "--no-stream", "--mcap", existing, "--force")
         with open(existing, "rb") as f:
             summary = make_reader(f).get_summary()
-        self.assertEqual(summary.statistics.channel_message_counts[0], 11, "0.5 s at 20 Hz: 11 images")
+        self.assertEqual(summary.statistics.channel_message_counts[0], 6, "0.5 s at 20 Hz: 11 frames, every 2nd image by default")
         for path, why in ((os.path.join(self.tmp, "no-such-folder", "x.mcap"), "does not exist"), (self.tmp, "is a folder")):
             result = run("run", self.dataset, "--seconds", "0.5", "--no-stream", "--mcap", path, check=False)
             self.assertEqual(result.returncode, 2, path)
