@@ -244,6 +244,14 @@ class MCAPRunTest(unittest.TestCase):
         with open(os.path.join(self.tmp, "with.tum"), "rb") as a, open(os.path.join(self.tmp, "without.tum"), "rb") as b:
             self.assertEqual(a.read(), b.read())
 
+    def test_file_is_a_function_of_the_input(self):
+        # Times are the frames' t_ns and throttling is in data time: a second run (on two threads, which gives the
+        # same stream) writes the same bytes.
+        again = os.path.join(self.tmp, "again.mcap")
+        run("run", self.dataset, *self.consumers, "--no-stream", "--threads", "2", "--mcap", again, "--mcap-images", "1")
+        with open(self.mcap, "rb") as a, open(again, "rb") as b:
+            self.assertEqual(a.read(), b.read())
+
     def test_file_cut_after_a_chunk_is_readable_up_to_it(self):
         with open(self.mcap, "rb") as f:
             data = f.read()
