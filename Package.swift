@@ -82,13 +82,15 @@ let package = Package(
         .target(name: "Evaluation", dependencies: ["Geometry", "Imaging", "LinearAlgebra", "Sensors", "StreamFormat"],
                 swiftSettings: swift5),
         .target(name: "Simulation", dependencies: ["Geometry", "Imaging", "Sensors"], exclude: ["README.md"], swiftSettings: swift5),
+        /// A generic MCAP writer (chunked, indexed): Foundation only, nothing of WorldTrack.
+        .target(name: "MCAP", swiftSettings: swift5),
 
         // MARK: Command line
         .target(
             name: "WorldTrackCLI",
             dependencies: [
-                "Consumers", "Estimation", "Evaluation", "Geometry", "Imaging", "OptionsFile", "Pipeline", "Sensors", "Simulation",
-                "Vision", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "Consumers", "Estimation", "Evaluation", "Geometry", "Imaging", "MCAP", "OptionsFile", "Pipeline", "Sensors", "Simulation",
+                "Vision", "World", .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swift5
         ),
@@ -126,6 +128,7 @@ let package = Package(
                     dependencies: ["Consumers", "Estimation", "Evaluation", "Geometry", "Imaging", "Pipeline", "Sensors",
                                    "Simulation", "TestSupport", "Vision"],
                     swiftSettings: swift5),
+        .testTarget(name: "MCAPTests", dependencies: ["MCAP"], swiftSettings: swift5),
         .testTarget(name: "OptionsFileTests", dependencies: ["OptionsFile", "Pipeline"], swiftSettings: swift5),
         .testTarget(name: "WorldTrackCLITests", dependencies: ["Evaluation", "Sensors", "Simulation", "StreamFormat", "TestSupport"],
                     swiftSettings: swift5),

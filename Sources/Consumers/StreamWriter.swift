@@ -40,6 +40,10 @@ public final class StreamWriter {
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
     }
 
+    /// Called with each record and its JSON line (without the newline) once the line is written: a second
+    /// destination for the same bytes (`run --mcap` records them in its file without encoding them again).
+    public var onLine: ((any StreamRecord, Data) -> Void)?
+
     /// The JSON line of a record, without the newline.
     public func encode(_ record: any StreamRecord) throws -> Data { try encoder.encode(record) }
 
@@ -48,6 +52,7 @@ public final class StreamWriter {
         var data = try encode(record)
         data.append(0x0A)
         try data.withUnsafeBytes { try FileDescriptorWriter.writeAll(fd: fd, $0) }
+        onLine?(record, data.prefix(data.count - 1))
     }
 
     /// Writes records in order.

@@ -28,6 +28,9 @@ struct RunCommand: ParsableCommand {
         With no DATASET, runs on the embedded default: a simulated furnished room (30 s handheld \
         walk), simulated once and cached in Datasets/cache/ (or ~/.cache/worldtrack).
 
+        --mcap FILE records the run for Foxglove as it goes (camera images, transforms world → body → \
+        cam0, trajectory, planes, anchors, landmarks, tracking state, consumer records; docs/MCAP.md).
+
         Consumers (--consumer, repeatable):
           burst:every=6,count=10,start=T,out=DIR  every 6th frame, 10 frames:
                                                   PNG + JSON sidecar each
@@ -44,6 +47,7 @@ struct RunCommand: ParsableCommand {
           worldtrack run /tmp/room --pipe 'jq -c "select(.type==\\"cursor\\")"'
           worldtrack run /tmp/room --profile --no-stream
           worldtrack run /tmp/room --start 10 --seconds 5
+          worldtrack run /tmp/room --no-stream --mcap /tmp/room.mcap
         """)
 
     @Argument(help: "Dataset folder (ASL layout). Default: the simulated room.")
@@ -109,13 +113,20 @@ struct RunCommand: ParsableCommand {
     @Option(name: .customLong("summary-json"), help: "Write a JSON summary of the run (frames, wall time, fps, tracking states, per-stage times) to this file.")
     var summaryJSON: String?
 
-    @Flag(help: "Allow --trajectory and --summary-json to replace existing files.")
+    @Option(help: "Record the run in this MCAP file as it goes, for Foxglove (refuses to overwrite; see --force). Channels: docs/MCAP.md.")
+    var mcap: String?
+
+    @Option(name: .customLong("mcap-images"), help: "With --mcap: record every N-th frame's camera image (the dataset's PNG bytes; 1: every frame, ~0.3 MB each at 752×480; 0: none).")
+    var mcapImages: Int = 2
+
+    @Flag(help: "Allow --trajectory, --summary-json and --mcap to replace existing files.")
     var force = false
 
     func validate() throws {
         if let seconds, !(seconds > 0 && seconds.isFinite && seconds < 1e9) { throw ValidationError("--seconds must be > 0 (got \(seconds))") }
         guard (1...2).contains(threads) else { throw ValidationError("--threads must be 1 or 2 (got \(threads))") }
         if pipe != nil && noStream { throw ValidationError("--pipe and --no-stream contradict each other") }
+        guard mcapImages >= 0 else { throw ValidationError("--mcap-images must be ≥ 0 (got \(mcapImages))") }
     }
 
     func run() throws {
@@ -129,11 +140,12 @@ struct RunCommand: ParsableCommand {
         }
 
         // Every output path is checked before anything is read (exit 2 naming it).
-        let outputs = [("--trajectory", trajectory), ("--summary-json", summaryJSON)].compactMap { o in o.1.map { (o.0, $0) } }
+        let outputs = [("--trajectory", trajectory), ("--summary-json", summaryJSON), ("--mcap", mcap)].compactMap { o in o.1.map { (o.0, $0) } }
         for (option, path) in outputs { try OutputPath.checkFile(path, option: option, force: force) }
-        if let trajectory, let summaryJSON,
-           URL(fileURLWithPath: trajectory).standardizedFileURL == URL(fileURLWithPath: summaryJSON).standardizedFileURL {
-            throw CLIError.badInput("--trajectory and --summary-json name the same file \(trajectory)")
+        for (i, a) in outputs.enumerated() {
+            for b in outputs[(i + 1)...] where URL(fileURLWithPath: a.1).standardizedFileURL == URL(fileURLWithPath: b.1).standardizedFileURL {
+                throw CLIError.badInput("\(a.0) and \(b.0) name the same file \(a.1)")
+            }
         }
         // Consumers check their own outputs (burst: out= must be a new or empty folder) when made.
         let consumerObjects: [any FrameConsumer]
@@ -191,12 +203,18 @@ struct RunCommand: ParsableCommand {
             writers.append(StreamWriter(handle: handle))
         } else if !noStream {
             writers.append(StreamWriter(handle: .standardOutput))
+        } else if mcap != nil {
+            // --mcap records the stream's lines: they are made and go nowhere else (FileHandle.nullDevice has no
+            // descriptor on Linux, so /dev/null it is).
+            guard let null = FileHandle(forWritingAtPath: "/dev/null") else { throw CLIError.failure("cannot open /dev/null") }
+            writers.append(StreamWriter(handle: null))
         }
         // From here on SIGINT/SIGTERM stop the run at a frame boundary, after saving (installed after the
         // --pipe program started, so that it keeps the default actions).
         StopSignal.install()
         let pipeline: TrackingPipeline
         let trajectoryFile: LineFile?
+        let recorder: MCAPRecorder?
         do {
             do {
                 pipeline = try TrackingPipeline(dataset: data, options: options, consumers: consumerObjects, writers: writers)
@@ -205,16 +223,26 @@ struct RunCommand: ParsableCommand {
             }
             // The trajectory file is created now (before the first frame) and written as the run goes.
             trajectoryFile = try trajectory.map { try LineFile(path: $0, option: "--trajectory", replace: force) }
+            // So is the MCAP file (its header and channels), recorded frame by frame.
+            var mcapOptions = MCAPRecorder.Options()
+            mcapOptions.imageEvery = mcapImages
+            let cam0 = data.cameras[0]
+            recorder = try mcap.map {
+                try MCAPRecorder(path: $0, replace: force, camera: cam0.calibration,
+                                 imagePaths: Dictionary(cam0.frames.map { ($0.t_ns, $0.path) }, uniquingKeysWith: { a, _ in a }),
+                                 options: mcapOptions)
+            }
+            if let recorder { writers.first?.onLine = { recorder.receive($0, line: $1) } }
         } catch {
             if let child { _ = ExternalPipe.finish(child, timeout: 2) }
             throw error
         }
-        try execute(pipeline, trajectoryFile: trajectoryFile, child: child, datasetPath: path,
+        try execute(pipeline, trajectoryFile: trajectoryFile, recorder: recorder, child: child, datasetPath: path,
                     frameCount: data.cameras[0].frames.count, log: log)
     }
 
     /// Runs the pipeline and saves what it computed however the run ends.
-    private func execute(_ pipeline: TrackingPipeline, trajectoryFile: LineFile?, child: Process?, datasetPath path: String,
+    private func execute(_ pipeline: TrackingPipeline, trajectoryFile: LineFile?, recorder: MCAPRecorder?, child: Process?, datasetPath path: String,
                          frameCount: Int, log: StderrLog) throws {
         trajectoryFile?.append(TrajectoryFile.tumHeader)
         trajectoryFile?.flush()
@@ -228,11 +256,12 @@ struct RunCommand: ParsableCommand {
                     log.progress(String(format: "run: frame %d/%d  t=%.1f s  %.0f fps  %@", p.frames, p.totalFrames,
                                         p.dataset_s, Double(p.frames) / max(p.wall_s, 1e-9), p.trackingState.description))
                 },
+                onFrame: recorder.map { recorder in { recorder.record($0) } },
                 onPose: { pose in trajectoryFile?.append(TrajectoryFile.tumLine(pose)) },
                 onWarning: { log.warning($0) },
                 shouldStop: {
                     trajectoryFile?.flushIfDue()
-                    return StopSignal.pending != nil || trajectoryFile?.error != nil
+                    return StopSignal.pending != nil || trajectoryFile?.error != nil || recorder?.error != nil
                 })
         } catch {
             failure = error
@@ -241,11 +270,12 @@ struct RunCommand: ParsableCommand {
 
         // Save first, report after: the trajectory keeps every pose computed, whatever happened.
         let trajectoryError = trajectoryFile?.close()
+        let mcapError = recorder?.close()
         let childStatus = child.map { ExternalPipe.finish($0) }
         let kept = result.map { "\($0.bodyTrajectory.count)" } ?? "0"
         let keptNote = trajectory.map { " (\($0) keeps the \(kept) poses computed)" } ?? ""
         let outcome = Self.outcome(failure: failure, signal: StopSignal.pending, trajectoryError: trajectoryError,
-                                   childStatus: childStatus, command: pipe, frames: result?.frames ?? 0, note: keptNote)
+                                   mcapError: mcapError, childStatus: childStatus, command: pipe, frames: result?.frames ?? 0, note: keptNote)
         if let summaryJSON, let result {
             do {
                 try RunSummaryJSON(result, dataset: path, stopped: outcome?.description, configuration: pipeline.options).write(to: summaryJSON)
@@ -255,6 +285,10 @@ struct RunCommand: ParsableCommand {
         }
         if let result {
             if outcome == nil, let trajectory { log.line("run: wrote \(result.bodyTrajectory.count) body poses (TUM) to \(trajectory)") }
+            if let recorder {
+                let skipped = recorder.skippedImages > 0 ? "; \(recorder.skippedImages) images could not be read back" : ""
+                log.line("run: recorded \(recorder.summary) in \(recorder.path)\(mcapError == nil ? "" : " (up to the error)")\(skipped)")
+            }
             log.summary(result)
             if let last = result.lastEstimate { log.line(calibrationNote(last, options: pipeline.options, calibration: pipeline.dataset.cameras[0].calibration.T_B_C)) }
             if profile { Stderr.write(ProfileReport.text(result) + "\n") }
@@ -277,14 +311,17 @@ struct RunCommand: ParsableCommand {
     }
 
     /// How a run ended, as the error `main` reports (nil: success).
-    static func outcome(failure: Error?, signal: Int32?, trajectoryError: String?, childStatus: Int32?, command: String?,
-                        frames: Int, note: String) -> CLIError? {
+    static func outcome(failure: Error?, signal: Int32?, trajectoryError: String?, mcapError: String? = nil, childStatus: Int32?,
+                        command: String?, frames: Int, note: String) -> CLIError? {
         let after = "after \(frames) frame\(frames == 1 ? "" : "s")"
         if let signal {
             return .stopped("interrupted by \(StopSignal.name(signal)) \(after)\(note)", exitCode: 128 + signal)
         }
         if let trajectoryError {
             return .failure("could not write the trajectory: \(trajectoryError); stopped \(after)\(note)")
+        }
+        if let mcapError {
+            return .failure("could not write the MCAP file: \(mcapError); stopped \(after)\(note)")
         }
         if let failure {
             if case StreamWriteError.readerGone = failure {
