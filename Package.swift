@@ -67,7 +67,7 @@ let package = Package(
         .target(name: "Estimation", dependencies: ["Geometry", "LinearAlgebra", "Sensors"], swiftSettings: swift5),
         .target(name: "World", dependencies: ["Estimation", "Geometry", "Imaging", "LinearAlgebra", "Sensors"], swiftSettings: swift5),
         .target(name: "StreamFormat", dependencies: ["Geometry", "Sensors"], swiftSettings: swift5),
-        .target(name: "Consumers", dependencies: ["Geometry", "Imaging", "Sensors", "StreamFormat", "World"], swiftSettings: swift5),
+        .target(name: "Consumers", dependencies: ["Estimation", "Geometry", "Imaging", "Sensors", "StreamFormat", "World"], swiftSettings: swift5),
         .target(name: "Pipeline",
                 dependencies: ["Consumers", "Estimation", "Geometry", "Imaging", "Sensors", "Vision", "World"],
                 swiftSettings: swift5),
@@ -88,7 +88,7 @@ let package = Package(
             name: "WorldTrackCLI",
             dependencies: [
                 "Consumers", "Estimation", "Evaluation", "Geometry", "Imaging", "OptionsFile", "Pipeline", "Sensors", "Simulation",
-                "Vision", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "Vision", "World", .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swift5
         ),

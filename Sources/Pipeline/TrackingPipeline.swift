@@ -24,6 +24,9 @@ public struct PipelineOptions: Sendable {
     /// Frame records list the mapped points the frame sees (`points`: ids and world positions of the world map's
     /// landmarks whose feature tracks are in this frame, ARKit's `rawFeaturePoints`), while tracking is normal.
     public var streamPoints = false
+    /// Follow each `frame` record with a `world_input` record: what the world layer received (exact poses,
+    /// landmarks, the calibration in the first one), so `worldtrack replay` can drive consumers without re-tracking.
+    public var streamWorldInput = false
     /// Pace the replay like the recording (sleep between frames) instead of running flat out.
     public var realtime = false
     /// Frontend settings.
@@ -210,6 +213,7 @@ public final class TrackingPipeline {
         var stoppedEarly = false
         var lastProcessedT: TimestampNs?
         var lastEstimate: EstimatorOutput?
+        var streamedCamera: CameraCalibration?
 
         func summary(completed: Bool) -> PipelineSummary {
             let wall = Double(DispatchTime.now().uptimeNanoseconds - wallStart) * 1e-9
@@ -292,6 +296,10 @@ public final class TrackingPipeline {
                     }
                 }
                 var records: [any StreamRecord] = [frameRecord]
+                if options.streamWorldInput {
+                    records.append(WorldInputRecord(worldInput, includeCamera: streamedCamera != worldInput.camera))
+                    streamedCamera = worldInput.camera
+                }
                 records += worldFrame.events.map(AnchorEventRecord.init)
                 for consumer in consumers { records += try consumer.consume(worldFrame) }
                 for writer in writers { try writer.write(records) }

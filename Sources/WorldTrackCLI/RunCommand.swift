@@ -96,6 +96,9 @@ struct RunCommand: ParsableCommand {
     @Flag(help: "List in each frame record the mapped points the frame sees (`points`: persistent ids and world positions, like ARKit's rawFeaturePoints), while tracking is normal.")
     var streamPoints = false
 
+    @Flag(help: "Follow each frame record with a world_input record (the world layer's exact input: poses, landmarks, calibration), so `worldtrack replay` can drive consumers from the stream without re-tracking.")
+    var streamWorldInput = false
+
     @Flag(help: "No progress lines on stderr.")
     var quiet = false
 
@@ -163,6 +166,7 @@ struct RunCommand: ParsableCommand {
         options.realtime = realtime
         options.threads = threads
         options.streamPoints = streamPoints
+        options.streamWorldInput = streamWorldInput
         // The flags override the configuration file only when given.
         if noMapReuse { options.mapReuse.enabled = false }
         if calibratedIMUNoise { options.estimator.state.adaptiveIMUNoise = false }
