@@ -16,6 +16,8 @@ public enum DecodedStreamRecord: Equatable {
     case burstCaptured(BurstCapturedRecord)
     /// `world_input`.
     case worldInput(WorldInputRecord)
+    /// `divide`.
+    case divide(DivideRecord)
     /// A record of another type: its common fields only.
     case other(StreamRecordHeader)
 
@@ -28,6 +30,7 @@ public enum DecodedStreamRecord: Equatable {
         case let r as MeasurementRecord: self = .measurement(r)
         case let r as BurstCapturedRecord: self = .burstCaptured(r)
         case let r as WorldInputRecord: self = .worldInput(r)
+        case let r as DivideRecord: self = .divide(r)
         default: self = .other(StreamRecordHeader(type: record.type, t_ns: record.t_ns, schema: record.schema))
         }
     }
@@ -41,6 +44,7 @@ public enum DecodedStreamRecord: Equatable {
         case .measurement(let r): return StreamRecordHeader(type: r.type, t_ns: r.t_ns, schema: r.schema)
         case .burstCaptured(let r): return StreamRecordHeader(type: r.type, t_ns: r.t_ns, schema: r.schema)
         case .worldInput(let r): return StreamRecordHeader(type: r.type, t_ns: r.t_ns, schema: r.schema)
+        case .divide(let r): return StreamRecordHeader(type: r.type, t_ns: r.t_ns, schema: r.schema)
         case .other(let h): return h
         }
     }
@@ -57,6 +61,8 @@ public enum DecodedStreamRecord: Equatable {
     public var burstCaptured: BurstCapturedRecord? { if case .burstCaptured(let r) = self { return r } else { return nil } }
     /// The world-input record, if this is one.
     public var worldInput: WorldInputRecord? { if case .worldInput(let r) = self { return r } else { return nil } }
+    /// The cake-divider record, if this is one.
+    public var divide: DivideRecord? { if case .divide(let r) = self { return r } else { return nil } }
 }
 
 /// Reads stream lines back into typed records (``DecodedStreamRecord``): the reader side of `StreamWriter`.
@@ -80,6 +86,7 @@ public struct StreamRecordDecoder {
         case MeasurementRecord.recordType: return .measurement(try decoder.decode(MeasurementRecord.self, from: line))
         case BurstCapturedRecord.recordType: return .burstCaptured(try decoder.decode(BurstCapturedRecord.self, from: line))
         case WorldInputRecord.recordType: return .worldInput(try decoder.decode(WorldInputRecord.self, from: line))
+        case DivideRecord.recordType: return .divide(try decoder.decode(DivideRecord.self, from: line))
         default: return .other(header)
         }
     }

@@ -32,6 +32,7 @@ struct RunCommand: ParsableCommand {
           burst:every=6,count=10,start=T,out=DIR   every 6th frame, 10 frames, PNG + JSON sidecar
           measure:taps=FILE                        tapped pixels → 3D points → lengths
           cursor[:place=T1,T2]                     screen-centre raycast; anchors placed at T1, T2 s
+          divide:tap=X,Y,at=T,pieces=N[,radius=R]  cake divider: N equal cuts on the tapped table
 
         Examples:
           worldtrack run

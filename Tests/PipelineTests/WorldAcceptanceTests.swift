@@ -28,6 +28,9 @@ struct WorldAcceptanceTests {
         var camera: CameraCalibration
         var tapsCount: Int
         var burstDir: String
+        /// The cake divider's tap: the table top it was aimed at (its centre, true world) and the tap frame.
+        var divideTarget_W: Vec3
+        var divideTap_ns: TimestampNs
     }
 
     /// Runs once per test process and is shared by the tests below.
@@ -67,13 +70,31 @@ struct WorldAcceptanceTests {
                 taps.append(["t_ns": best.t_ns, "pixels": best.pixels.map { [$0.x, $0.y] }, "label": pair.name])
             }
         }
+        // The cake divider's tap: a table top's centre, from the frame between 25 s and 50 s that sees it unoccluded,
+        // 100 px inside the image, from closest.
+        var divide: (range: Double, t_ns: TimestampNs, pixel: Vec2, target: Vec3)?
+        for top in scene.surfaces(ofKind: .tableTop) {
+            let c = top.centroid_W
+            for frame in frames where Time.seconds(frame.t_ns - t0) >= 25 && Time.seconds(frame.t_ns - t0) <= 50 {
+                guard let pose = T_W_B[frame.t_ns] else { continue }
+                let T_W_C = pose * camera.T_B_C
+                guard let px = camera.model.project(T_W_C.inverse.act(c)), camera.model.contains(px, margin: 100) else { continue }
+                let d = c - T_W_C.translation
+                guard let hit = scene.raycast(origin_W: T_W_C.translation, direction_W: d.normalized),
+                      abs(hit.distance - d.norm) < 0.01, d.norm < (divide?.range ?? .infinity) else { continue }
+                divide = (d.norm, frame.t_ns, px, c)
+            }
+        }
+        guard let divide else { throw NoDivideTap() }
+
         let dir = SimSequenceCache.scratchRoot + "/world"
         try? FileManager.default.removeItem(atPath: dir)
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         let tapsFile = dir + "/taps.json"
         try JSONSerialization.data(withJSONObject: taps).write(to: URL(fileURLWithPath: tapsFile))
 
-        let consumers = try ["measure:taps=\(tapsFile)", "cursor:place=20", "burst:every=6,count=10,start=10,out=\(dir)/burst"]
+        let consumers = try ["measure:taps=\(tapsFile)", "cursor:place=20", "burst:every=6,count=10,start=10,out=\(dir)/burst",
+                             "divide:tap=\(divide.pixel.x),\(divide.pixel.y),at=\(divide.t_ns)ns,pieces=8,radius=0.15"]
             .map { try ConsumerFactory.make($0) }
         var records: [DecodedStreamRecord] = []
         var firstNormal: TimestampNs?
@@ -90,8 +111,12 @@ struct WorldAcceptanceTests {
         let report = try Evaluator.evaluate(estimate: summary.bodyTrajectory, groundTruth: truth.map { StampedPose(t_ns: $0.t_ns, pose: $0.T_W_B) },
                                             options: EvaluationOptions(alignment: .posyaw))
         return Run(records: records, firstNormal_ns: firstNormal, firstFrame_ns: t0, align: report.transform, scene: scene,
-                   T_W_B_truth: T_W_B, camera: camera, tapsCount: taps.count, burstDir: dir + "/burst")
+                   T_W_B_truth: T_W_B, camera: camera, tapsCount: taps.count, burstDir: dir + "/burst",
+                   divideTarget_W: divide.target, divideTap_ns: divide.t_ns)
     }
+
+    /// No frame of the run sees a table top well enough to tap it.
+    struct NoDivideTap: Error {}
 
     /// Records that did not read back.
     struct StreamReadBack: Error { var records: [String] }
@@ -228,5 +253,67 @@ struct WorldAcceptanceTests {
             }
             previous = Int(sidecar.t_ns)
         }
+    }
+
+    @Test("cake divider: centre on the true table top (≤ 3 cm), 8 exact equal cuts on the plane, pixels in every frame that shows the centre")
+    func cakeDivider() throws {
+        let run = try Self.shared.get()
+        let records = run.records.compactMap(\.divide)
+        let placed = try #require(records.first)
+        #expect(placed.state == "placed", "\(placed.reason ?? "")")
+        #expect(placed.t_ns == run.divideTap_ns)
+        #expect(records.dropFirst().allSatisfy { $0.state == "inView" })
+
+        // Where: the tapped table top's centre (the tap is its projection in the true view).
+        let center = try #require(Self.vec(placed.center))
+        let error = (run.align.act(center) - run.divideTarget_W).norm
+        print("divide: centre \(error * 100) cm from the table top's centre")
+        #expect(error <= 0.03)
+        #expect(abs(run.align.act(center).z - run.divideTarget_W.z) <= 0.02)
+
+        // The cuts: exactly on the plane, at the radius, 2π/8 apart, in every record.
+        for r in records {
+            let c = try #require(Self.vec(r.center)), n = try #require(Self.vec(r.normal))
+            let ends = try #require(r.cut_ends).map { try #require(Self.vec($0)) }
+            #expect(ends.count == 8)
+            for (k, e) in ends.enumerated() {
+                #expect(abs((e - c).norm - 0.15) < 1e-9)
+                #expect(abs((e - c).dot(n)) < 1e-9)
+                let next = ends[(k + 1) % 8] - c
+                let angle = atan2((e - c).cross(next).dot(n), (e - c).dot(next))
+                #expect(abs(angle - 2 * Double.pi / 8) < 1e-9)
+            }
+        }
+
+        // Pixels: in every later frame whose true view shows the centre 40 px inside the image, and in none whose
+        // view has it 40 px outside (or behind); there the centre pixel agrees with the true projection.
+        var byTime: [TimestampNs: DivideRecord] = [:]
+        for r in records.dropFirst() { byTime[r.t_ns] = r }
+        var shown = 0, recorded = 0, hidden = 0, recordedWhileHidden = 0
+        var pixelErrors: [Double] = []
+        for f in run.records.compactMap(\.frame) where f.t_ns > run.divideTap_ns && f.tracking_state == "normal" {
+            let T_W_C = try #require(run.T_W_B_truth[f.t_ns]) * run.camera.T_B_C
+            let p_C = T_W_C.inverse.act(run.divideTarget_W)
+            let px = p_C.z > 0.05 ? run.camera.model.project(p_C) : nil
+            if let px, run.camera.model.contains(px, margin: 40) {
+                shown += 1
+                if let r = byTime[f.t_ns] {
+                    recorded += 1
+                    let c = try #require(r.center_pixel)
+                    pixelErrors.append((Vec2(c[0], c[1]) - px).norm)
+                    let lines = try #require(r.cut_pixels)
+                    #expect(lines.count == 8 && lines.allSatisfy { $0.first == c })
+                }
+            } else if px.map({ !run.camera.model.contains($0, margin: -40) }) ?? true {
+                hidden += 1
+                if byTime[f.t_ns] != nil { recordedWhileHidden += 1 }
+            }
+        }
+        pixelErrors.sort()
+        let median = pixelErrors.isEmpty ? .infinity : pixelErrors[pixelErrors.count / 2]
+        print("divide: \(recorded) of \(shown) frames showing the centre recorded, \(recordedWhileHidden) of \(hidden) not showing it; median centre pixel error \(median) px")
+        #expect(shown >= 10 && recorded >= shown * 95 / 100)
+        #expect(recordedWhileHidden == 0)
+        #expect(median <= 8)
     }
 }
