@@ -27,6 +27,7 @@ public final class DivideConsumer: FrameConsumer {
     private let radius_m: Double
     private var due_ns: TimestampNs?
     private var done = false
+    private var lastFrame_ns: TimestampNs?
     private var anchorId: String?
     private var planeId: String?
 
@@ -63,6 +64,7 @@ public final class DivideConsumer: FrameConsumer {
     /// See `FrameConsumer.consume(_:)`.
     public func consume(_ frame: WorldFrame) throws -> [any StreamRecord] {
         if due_ns == nil { due_ns = at.resolve(firstFrame: frame.t_ns) }
+        lastFrame_ns = frame.t_ns
         guard let due = due_ns, frame.t_ns >= due else { return [] }
         if !done {
             done = true
@@ -88,13 +90,13 @@ public final class DivideConsumer: FrameConsumer {
         return [record]
     }
 
-    /// See `FrameConsumer.finish()`: a tap whose time never came is reported failed.
+    /// See `FrameConsumer.finish()`: a tap whose time never came is reported failed (at the last frame's time).
     public func finish() throws -> [any StreamRecord] {
         guard !done else { return [] }
         done = true
         let due: TimestampNs
         switch at { case let .absolute(t): due = t; case .relativeSeconds: due = due_ns ?? 0 }
-        return [DivideRecord(t_ns: due, state: "failed", reason: "the run ended before the tap's time", tap_t_ns: due,
+        return [DivideRecord(t_ns: lastFrame_ns ?? due, state: "failed", reason: "the run ended before the tap's time", tap_t_ns: due,
                              tap_pixel: StreamJSON.array(tap), pieces: pieces, radius: radius_m)]
     }
 
