@@ -18,6 +18,8 @@ public enum DecodedStreamRecord: Equatable {
     case worldInput(WorldInputRecord)
     /// `divide`.
     case divide(DivideRecord)
+    /// `object`.
+    case object(ObjectRecord)
     /// A record of another type: its common fields only.
     case other(StreamRecordHeader)
 
@@ -31,6 +33,7 @@ public enum DecodedStreamRecord: Equatable {
         case let r as BurstCapturedRecord: self = .burstCaptured(r)
         case let r as WorldInputRecord: self = .worldInput(r)
         case let r as DivideRecord: self = .divide(r)
+        case let r as ObjectRecord: self = .object(r)
         default: self = .other(StreamRecordHeader(type: record.type, t_ns: record.t_ns, schema: record.schema))
         }
     }
@@ -45,6 +48,7 @@ public enum DecodedStreamRecord: Equatable {
         case .burstCaptured(let r): return StreamRecordHeader(type: r.type, t_ns: r.t_ns, schema: r.schema)
         case .worldInput(let r): return StreamRecordHeader(type: r.type, t_ns: r.t_ns, schema: r.schema)
         case .divide(let r): return StreamRecordHeader(type: r.type, t_ns: r.t_ns, schema: r.schema)
+        case .object(let r): return StreamRecordHeader(type: r.type, t_ns: r.t_ns, schema: r.schema)
         case .other(let h): return h
         }
     }
@@ -63,6 +67,8 @@ public enum DecodedStreamRecord: Equatable {
     public var worldInput: WorldInputRecord? { if case .worldInput(let r) = self { return r } else { return nil } }
     /// The cake-divider record, if this is one.
     public var divide: DivideRecord? { if case .divide(let r) = self { return r } else { return nil } }
+    /// The object record, if this is one.
+    public var object: ObjectRecord? { if case .object(let r) = self { return r } else { return nil } }
 }
 
 /// Reads stream lines back into typed records (``DecodedStreamRecord``): the reader side of `StreamWriter`.
@@ -87,6 +93,7 @@ public struct StreamRecordDecoder {
         case BurstCapturedRecord.recordType: return .burstCaptured(try decoder.decode(BurstCapturedRecord.self, from: line))
         case WorldInputRecord.recordType: return .worldInput(try decoder.decode(WorldInputRecord.self, from: line))
         case DivideRecord.recordType: return .divide(try decoder.decode(DivideRecord.self, from: line))
+        case ObjectRecord.recordType: return .object(try decoder.decode(ObjectRecord.self, from: line))
         default: return .other(header)
         }
     }

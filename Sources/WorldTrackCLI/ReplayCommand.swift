@@ -21,8 +21,8 @@ struct ReplayCommand: ParsableCommand {
         frame records (anchors in view made again), world_input records, the replay's anchor records, \
         each frame's consumer records, and the consumers' final records. A stream recorded without \
         consumers and replayed with them equals, byte for byte, a live run with them (same --config). \
-        The recorded run's own consumer records are not re-emitted. burst needs images, which a \
-        stream does not carry.
+        The recorded run's own consumer records are not re-emitted. burst and object need images, \
+        which a stream does not carry.
 
         The replay's plane records are compared with the recorded ones; a difference (other world \
         settings than the live run's) is reported on stderr.
@@ -60,8 +60,8 @@ struct ReplayCommand: ParsableCommand {
         let consumerObjects: [any FrameConsumer]
         do {
             let specs = try consumers.map { try ConsumerSpec(parsing: $0) }
-            if let burst = specs.first(where: { $0.name == "burst" }) {
-                throw CLIError.badInput("--consumer \(burst.name): burst saves the frames' images, which a stream does not carry; use it on `worldtrack run`")
+            if let needsImages = specs.first(where: { ["burst", "object"].contains($0.name) }) {
+                throw CLIError.badInput("--consumer \(needsImages.name): it needs the frames' images, which a stream does not carry; use it on `worldtrack run`")
             }
             consumerObjects = try specs.map { try ConsumerFactory.make($0) }
         } catch let error as CLIError { throw error } catch {

@@ -33,6 +33,7 @@ struct RunCommand: ParsableCommand {
           measure:taps=FILE                        tapped pixels → 3D points → lengths
           cursor[:place=T1,T2]                     screen-centre raycast; anchors placed at T1, T2 s
           divide:tap=X,Y,at=T,pieces=N[,radius=R]  cake divider: N equal cuts on the tapped table
+          object:box=X,Y,W,H,at=T[,name=N]         track an image box; its centre in 3-D
 
         Examples:
           worldtrack run

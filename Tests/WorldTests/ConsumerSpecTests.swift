@@ -31,7 +31,7 @@ import TestSupport
     }
 
     @Test func clearErrorsForBadSpecs() {
-        #expect(error("teleport:x=1") == "unknown consumer 'teleport' (known: burst, measure, cursor, divide)")
+        #expect(error("teleport:x=1") == "unknown consumer 'teleport' (known: burst, measure, cursor, divide, object)")
         #expect(error("cursor:colour=red") == "consumer 'cursor': unknown key 'colour' (allowed: place)")
         #expect(error("cursor:place=soon").hasPrefix("consumer 'cursor': bad value 'soon' for 'place': expected seconds"))
         #expect(error("burst:every=0,out=/tmp/x") == "consumer 'burst': bad value '0' for 'every': expected a positive integer")
@@ -52,6 +52,12 @@ import TestSupport
         #expect(error("divide:tap=10,20,at=3,pieces=1") == "consumer 'divide': bad value '1' for 'pieces': expected an integer from 2 to 64")
         #expect(error("divide:tap=10,20,at=3,pieces=8,radius=0").hasPrefix("consumer 'divide': bad value '0.0' for 'radius'"))
         #expect(error("divide:tap=10,20,at=3,pieces=8,colour=red").hasPrefix("consumer 'divide': unknown key 'colour'"))
+        #expect(error("object:box=10,20,40,30,at=2,name=cup") == "no error")
+        #expect(error("object:at=2") == "consumer 'object': missing required key 'box'")
+        #expect(error("object:box=10,20,40,at=2").hasPrefix("consumer 'object': bad value '10,20,40' for 'box': expected X,Y,W,H"))
+        #expect(error("object:box=10,20,3,30,at=2").hasPrefix("consumer 'object': bad value '10,20,3,30' for 'box'"))
+        #expect(error("object:box=10,20,40,30") == "consumer 'object': missing required key 'at'")
+        #expect(error("object:box=10,20,40,30,at=2,name=") == "consumer 'object': bad value '' for 'name': expected a non-empty name")
     }
 
     @Test func tapsFileErrorsNameTheFileAndTap() throws {
