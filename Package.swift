@@ -8,12 +8,13 @@
 
 import PackageDescription
 
-/// OpenCV modules the C-interop layer uses. Linking only these (not pkg-config's list of ~55 modules, which
+/// OpenCV modules the C-interop layer uses (`opencv_tracking`, from `libopencv-contrib-dev`, which Debian's
+/// `libopencv-dev` depends on, only for the object consumer's CSRT tracker). Linking only these (not pkg-config's list of ~55 modules, which
 /// brings in Qt, VTK and HDF5) keeps start-up fast and the dependency surface small. The headers come from
 /// pkg-config through the `COpenCVSystem` target (see there).
 let openCVLibraries: [LinkerSetting] = [
     "opencv_core", "opencv_imgproc", "opencv_imgcodecs",
-    "opencv_features2d", "opencv_video", "opencv_calib3d",
+    "opencv_features2d", "opencv_video", "opencv_calib3d", "opencv_tracking",
 ].map { .linkedLibrary($0) }
 
 let swift5: [SwiftSetting] = [.swiftLanguageMode(.v5)]
@@ -67,7 +68,7 @@ let package = Package(
         .target(name: "Estimation", dependencies: ["Geometry", "LinearAlgebra", "Sensors"], swiftSettings: swift5),
         .target(name: "World", dependencies: ["Estimation", "Geometry", "Imaging", "LinearAlgebra", "Sensors"], swiftSettings: swift5),
         .target(name: "StreamFormat", dependencies: ["Geometry", "Sensors"], swiftSettings: swift5),
-        .target(name: "Consumers", dependencies: ["Geometry", "Imaging", "Sensors", "StreamFormat", "World"], swiftSettings: swift5),
+        .target(name: "Consumers", dependencies: ["Estimation", "Geometry", "Imaging", "Sensors", "StreamFormat", "World"], swiftSettings: swift5),
         .target(name: "Pipeline",
                 dependencies: ["Consumers", "Estimation", "Geometry", "Imaging", "Sensors", "Vision", "World"],
                 swiftSettings: swift5),

@@ -55,6 +55,13 @@ public final class StreamWriter {
         onLine?(record, data.prefix(data.count - 1))
     }
 
+    /// Writes one line as given (already encoded, without its newline) and a newline, in one `write(2)`.
+    public func write(line: Data) throws {
+        var data = line
+        data.append(0x0A)
+        try data.withUnsafeBytes { try FileDescriptorWriter.writeAll(fd: fd, $0) }
+    }
+
     /// Writes records in order.
     public func write(_ records: [any StreamRecord]) throws {
         for r in records { try write(r) }

@@ -11,6 +11,9 @@ public struct SO3: Equatable, Sendable, CustomStringConvertible {
 
     /// A rotation from a quaternion, which is normalised.
     @inlinable public init(_ q: Quaternion) { quaternion = q.normalized }
+    /// The rotation of a unit quaternion taken exactly as given (not normalised again), so that a rotation written
+    /// out component by component reads back bit for bit. `q` must already have unit norm.
+    public init(exactly q: Quaternion) { quaternion = q }
     /// A rotation from a rotation matrix (re-orthonormalised through the quaternion).
     public init(matrix: Mat3) { quaternion = Quaternion(rotationMatrix: matrix) }
     /// The rotation by `angle` radians about `axis`.

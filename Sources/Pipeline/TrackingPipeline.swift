@@ -28,6 +28,9 @@ public struct PipelineOptions: Sendable {
     /// OpenCV camera) or ARKit's (y-up world, camera looking down −z). The consumers given to the pipeline must be
     /// made with the same (`ConsumerFactory.make(_:convention:)`).
     public var convention = StreamConvention.worldtrack
+    /// Follow each `frame` record with a `world_input` record: what the world layer received (exact poses,
+    /// landmarks, the calibration in the first one), so `worldtrack replay` can drive consumers without re-tracking.
+    public var streamWorldInput = false
     /// Pace the replay like the recording (sleep between frames) instead of running flat out.
     public var realtime = false
     /// Frontend settings.
@@ -215,6 +218,7 @@ public final class TrackingPipeline {
         var stoppedEarly = false
         var lastProcessedT: TimestampNs?
         var lastEstimate: EstimatorOutput?
+        var streamedCamera: CameraCalibration?
 
         func summary(completed: Bool) -> PipelineSummary {
             let wall = Double(DispatchTime.now().uptimeNanoseconds - wallStart) * 1e-9
@@ -298,6 +302,10 @@ public final class TrackingPipeline {
                     }
                 }
                 var records: [any StreamRecord] = [frameRecord]
+                if options.streamWorldInput {
+                    records.append(WorldInputRecord(worldInput, includeCamera: streamedCamera != worldInput.camera))
+                    streamedCamera = worldInput.camera
+                }
                 records += worldFrame.events.map { AnchorEventRecord($0, convention: convention) }
                 for consumer in consumers { records += try consumer.consume(worldFrame) }
                 for writer in writers { try writer.write(records) }

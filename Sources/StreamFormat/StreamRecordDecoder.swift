@@ -14,6 +14,12 @@ public enum DecodedStreamRecord: Equatable {
     case measurement(MeasurementRecord)
     /// `burst.captured`.
     case burstCaptured(BurstCapturedRecord)
+    /// `world_input`.
+    case worldInput(WorldInputRecord)
+    /// `divide`.
+    case divide(DivideRecord)
+    /// `object`.
+    case object(ObjectRecord)
     /// A record of another type: its common fields only.
     case other(StreamRecordHeader)
 
@@ -25,6 +31,9 @@ public enum DecodedStreamRecord: Equatable {
         case let r as CursorRecord: self = .cursor(r)
         case let r as MeasurementRecord: self = .measurement(r)
         case let r as BurstCapturedRecord: self = .burstCaptured(r)
+        case let r as WorldInputRecord: self = .worldInput(r)
+        case let r as DivideRecord: self = .divide(r)
+        case let r as ObjectRecord: self = .object(r)
         default: self = .other(StreamRecordHeader(type: record.type, t_ns: record.t_ns, schema: record.schema))
         }
     }
@@ -37,6 +46,9 @@ public enum DecodedStreamRecord: Equatable {
         case .cursor(let r): return StreamRecordHeader(type: r.type, t_ns: r.t_ns, schema: r.schema)
         case .measurement(let r): return StreamRecordHeader(type: r.type, t_ns: r.t_ns, schema: r.schema)
         case .burstCaptured(let r): return StreamRecordHeader(type: r.type, t_ns: r.t_ns, schema: r.schema)
+        case .worldInput(let r): return StreamRecordHeader(type: r.type, t_ns: r.t_ns, schema: r.schema)
+        case .divide(let r): return StreamRecordHeader(type: r.type, t_ns: r.t_ns, schema: r.schema)
+        case .object(let r): return StreamRecordHeader(type: r.type, t_ns: r.t_ns, schema: r.schema)
         case .other(let h): return h
         }
     }
@@ -51,6 +63,12 @@ public enum DecodedStreamRecord: Equatable {
     public var measurement: MeasurementRecord? { if case .measurement(let r) = self { return r } else { return nil } }
     /// The burst record, if this is one.
     public var burstCaptured: BurstCapturedRecord? { if case .burstCaptured(let r) = self { return r } else { return nil } }
+    /// The world-input record, if this is one.
+    public var worldInput: WorldInputRecord? { if case .worldInput(let r) = self { return r } else { return nil } }
+    /// The cake-divider record, if this is one.
+    public var divide: DivideRecord? { if case .divide(let r) = self { return r } else { return nil } }
+    /// The object record, if this is one.
+    public var object: ObjectRecord? { if case .object(let r) = self { return r } else { return nil } }
 }
 
 /// Reads stream lines back into typed records (``DecodedStreamRecord``): the reader side of `StreamWriter`.
@@ -73,6 +91,9 @@ public struct StreamRecordDecoder {
         case CursorRecord.recordType: return .cursor(try decoder.decode(CursorRecord.self, from: line))
         case MeasurementRecord.recordType: return .measurement(try decoder.decode(MeasurementRecord.self, from: line))
         case BurstCapturedRecord.recordType: return .burstCaptured(try decoder.decode(BurstCapturedRecord.self, from: line))
+        case WorldInputRecord.recordType: return .worldInput(try decoder.decode(WorldInputRecord.self, from: line))
+        case DivideRecord.recordType: return .divide(try decoder.decode(DivideRecord.self, from: line))
+        case ObjectRecord.recordType: return .object(try decoder.decode(ObjectRecord.self, from: line))
         default: return .other(header)
         }
     }

@@ -37,6 +37,10 @@ struct RunCommand: ParsableCommand {
           measure:taps=FILE                       tapped pixels → 3D points → lengths
           cursor[:place=T1,T2]                    screen-centre raycast; anchors
                                                   placed at T1, T2 s
+          divide:tap=X,Y,at=T,pieces=N[,radius=R] cake divider: N equal cuts
+                                                  on the tapped table
+          object:box=X,Y,W,H,at=T[,name=N]        track an image box; its
+                                                  centre in 3-D
 
         Examples:
           worldtrack run
@@ -106,6 +110,9 @@ struct RunCommand: ParsableCommand {
 
     @Option(help: "Frame conventions of the stream's poses, points and normals: worldtrack (z-up world, OpenCV camera x right, y down, z forward; z along surface normals) or arkit (ARKit's: y-up world, camera looking down −z, y along surface normals). --trajectory stays in the dataset's frame.")
     var convention: StreamConvention = .worldtrack
+
+    @Flag(help: "Follow each frame record with a world_input record (the world layer's exact input: poses, landmarks, calibration), so `worldtrack replay` can drive consumers from the stream without re-tracking.")
+    var streamWorldInput = false
 
     @Flag(help: "No progress lines on stderr.")
     var quiet = false
@@ -183,6 +190,7 @@ struct RunCommand: ParsableCommand {
         options.threads = threads
         options.streamPoints = streamPoints
         options.convention = convention
+        options.streamWorldInput = streamWorldInput
         // The flags override the configuration file only when given.
         if noMapReuse { options.mapReuse.enabled = false }
         if calibratedIMUNoise { options.estimator.state.adaptiveIMUNoise = false }

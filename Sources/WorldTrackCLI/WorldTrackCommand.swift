@@ -19,7 +19,7 @@ public struct WorldTrackCommand: ParsableCommand {
         """,
         version: WorldTrackVersion.string,
         subcommands: [InfoCommand.self, SimulateCommand.self, FeaturesCommand.self, RunCommand.self, EvalCommand.self, ConfigCommand.self,
-                      BenchSuiteCommand.self]
+                      BenchSuiteCommand.self, ReplayCommand.self]
     )
     public init() {}
 }

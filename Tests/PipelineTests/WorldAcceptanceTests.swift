@@ -28,6 +28,12 @@ struct WorldAcceptanceTests {
         var camera: CameraCalibration
         var tapsCount: Int
         var burstDir: String
+        /// The cake divider's tap: the table top it was aimed at (its centre, true world) and the tap frame.
+        var divideTarget_W: Vec3
+        var divideTap_ns: TimestampNs
+        /// The object consumer's target: the surface point at the chosen box's centre (true world) and the box's time.
+        var objectTarget_W: Vec3
+        var objectStart_ns: TimestampNs
     }
 
     /// Runs once per test process and is shared by the tests below.
@@ -67,13 +73,66 @@ struct WorldAcceptanceTests {
                 taps.append(["t_ns": best.t_ns, "pixels": best.pixels.map { [$0.x, $0.y] }, "label": pair.name])
             }
         }
+        // The cake divider's tap: a table top's centre, from the frame between 25 s and 50 s that sees it unoccluded,
+        // 100 px inside the image, from closest.
+        var divide: (range: Double, t_ns: TimestampNs, pixel: Vec2, target: Vec3)?
+        for top in scene.surfaces(ofKind: .tableTop) {
+            let c = top.centroid_W
+            for frame in frames where Time.seconds(frame.t_ns - t0) >= 25 && Time.seconds(frame.t_ns - t0) <= 50 {
+                guard let pose = T_W_B[frame.t_ns] else { continue }
+                let T_W_C = pose * camera.T_B_C
+                guard let px = camera.model.project(T_W_C.inverse.act(c)), camera.model.contains(px, margin: 100) else { continue }
+                let d = c - T_W_C.translation
+                guard let hit = scene.raycast(origin_W: T_W_C.translation, direction_W: d.normalized),
+                      abs(hit.distance - d.norm) < 0.01, d.norm < (divide?.range ?? .infinity) else { continue }
+                divide = (d.norm, frame.t_ns, px, c)
+            }
+        }
+        guard let divide else { throw NoDivideTap() }
+
+        // The object consumer's box: 60×60 px around a box or table top's centre, chosen at the first frame between
+        // 20 s and 35 s that sees it unoccluded 80 px inside the image, such that the point later leaves the view and
+        // comes back for at least a second.
+        func visible(_ p: Vec3, _ t_ns: TimestampNs, margin: Double) -> Vec2? {
+            guard let pose = T_W_B[t_ns] else { return nil }
+            let T_W_C = pose * camera.T_B_C
+            let p_C = T_W_C.inverse.act(p)
+            guard p_C.z > 0.1, let px = camera.model.project(p_C), camera.model.contains(px, margin: margin) else { return nil }
+            let d = p - T_W_C.translation
+            guard let hit = scene.raycast(origin_W: T_W_C.translation, direction_W: d.normalized), abs(hit.distance - d.norm) < 0.01 else { return nil }
+            return px
+        }
+        var object: (t_ns: TimestampNs, box: [Double], target: Vec3)?
+        search: for top in scene.surfaces(ofKind: .boxTop) + scene.surfaces(ofKind: .tableTop) {
+            let c = top.centroid_W
+            for (i, frame) in frames.enumerated() where Time.seconds(frame.t_ns - t0) >= 20 && Time.seconds(frame.t_ns - t0) <= 35 {
+                guard let px = visible(c, frame.t_ns, margin: 80), (c - (T_W_B[frame.t_ns]! * camera.T_B_C).translation).norm < 3.5 else { continue }
+                let later = frames[(i + 1)...].map { visible(c, $0.t_ns, margin: 40) != nil }
+                guard let out = later.firstIndex(of: false), let back = later[out...].firstIndex(of: true),
+                      later[back...].prefix(20).allSatisfy({ $0 }), later[back...].count >= 20 else { continue }
+                // The box a user would draw: the top's projected outline, shrunk to 70 % about its centre's pixel.
+                let T_C_W = (T_W_B[frame.t_ns]! * camera.T_B_C).inverse
+                let corners = top.corners_W.compactMap { camera.model.project(T_C_W.act($0)) }
+                guard corners.count == top.corners_W.count else { continue }
+                let xs = corners.map(\.x), ys = corners.map(\.y)
+                let w = 0.7 * (xs.max()! - xs.min()!), h = 0.7 * (ys.max()! - ys.min()!)
+                guard w >= 20, h >= 20, px.x - w / 2 >= 0, px.y - h / 2 >= 0,
+                      px.x + w / 2 < Double(camera.model.width), px.y + h / 2 < Double(camera.model.height) else { continue }
+                object = (frame.t_ns, [px.x - w / 2, px.y - h / 2, w, h], c)
+                break search
+            }
+        }
+        guard let object else { throw NoDivideTap() }
+
         let dir = SimSequenceCache.scratchRoot + "/world"
         try? FileManager.default.removeItem(atPath: dir)
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         let tapsFile = dir + "/taps.json"
         try JSONSerialization.data(withJSONObject: taps).write(to: URL(fileURLWithPath: tapsFile))
 
-        let consumers = try ["measure:taps=\(tapsFile)", "cursor:place=20", "burst:every=6,count=10,start=10,out=\(dir)/burst"]
+        let consumers = try ["measure:taps=\(tapsFile)", "cursor:place=20", "burst:every=6,count=10,start=10,out=\(dir)/burst",
+                             "divide:tap=\(divide.pixel.x),\(divide.pixel.y),at=\(divide.t_ns)ns,pieces=8,radius=0.15",
+                             "object:box=\(object.box.map { "\($0)" }.joined(separator: ",")),at=\(object.t_ns)ns,name=top"]
             .map { try ConsumerFactory.make($0) }
         var records: [DecodedStreamRecord] = []
         var firstNormal: TimestampNs?
@@ -90,8 +149,13 @@ struct WorldAcceptanceTests {
         let report = try Evaluator.evaluate(estimate: summary.bodyTrajectory, groundTruth: truth.map { StampedPose(t_ns: $0.t_ns, pose: $0.T_W_B) },
                                             options: EvaluationOptions(alignment: .posyaw))
         return Run(records: records, firstNormal_ns: firstNormal, firstFrame_ns: t0, align: report.transform, scene: scene,
-                   T_W_B_truth: T_W_B, camera: camera, tapsCount: taps.count, burstDir: dir + "/burst")
+                   T_W_B_truth: T_W_B, camera: camera, tapsCount: taps.count, burstDir: dir + "/burst",
+                   divideTarget_W: divide.target, divideTap_ns: divide.t_ns,
+                   objectTarget_W: object.target, objectStart_ns: object.t_ns)
     }
+
+    /// No frame of the run sees a table or box top well enough to tap it.
+    struct NoDivideTap: Error {}
 
     /// Records that did not read back.
     struct StreamReadBack: Error { var records: [String] }
@@ -228,5 +292,126 @@ struct WorldAcceptanceTests {
             }
             previous = Int(sidecar.t_ns)
         }
+    }
+
+    @Test("cake divider: centre on the true table top (≤ 3 cm), 8 exact equal cuts on the plane, pixels in every frame that shows the centre")
+    func cakeDivider() throws {
+        let run = try Self.shared.get()
+        let records = run.records.compactMap(\.divide)
+        let placed = try #require(records.first)
+        #expect(placed.state == "placed", "\(placed.reason ?? "")")
+        #expect(placed.t_ns == run.divideTap_ns)
+        #expect(records.dropFirst().allSatisfy { $0.state == "inView" })
+
+        // Where: the tapped table top's centre (the tap is its projection in the true view).
+        let center = try #require(Self.vec(placed.center))
+        let error = (run.align.act(center) - run.divideTarget_W).norm
+        print("divide: centre \(error * 100) cm from the table top's centre")
+        #expect(error <= 0.03)
+        #expect(abs(run.align.act(center).z - run.divideTarget_W.z) <= 0.02)
+
+        // The cuts: exactly on the plane, at the radius, 2π/8 apart, in every record.
+        for r in records {
+            let c = try #require(Self.vec(r.center)), n = try #require(Self.vec(r.normal))
+            let ends = try #require(r.cut_ends).map { try #require(Self.vec($0)) }
+            #expect(ends.count == 8)
+            for (k, e) in ends.enumerated() {
+                #expect(abs((e - c).norm - 0.15) < 1e-9)
+                #expect(abs((e - c).dot(n)) < 1e-9)
+                let next = ends[(k + 1) % 8] - c
+                let angle = atan2((e - c).cross(next).dot(n), (e - c).dot(next))
+                #expect(abs(angle - 2 * Double.pi / 8) < 1e-9)
+            }
+        }
+
+        // Pixels: in every later frame whose true view shows the centre 40 px inside the image, and in none whose
+        // view has it 40 px outside (or behind); there the centre pixel agrees with the true projection.
+        var byTime: [TimestampNs: DivideRecord] = [:]
+        for r in records.dropFirst() { byTime[r.t_ns] = r }
+        var shown = 0, recorded = 0, hidden = 0, recordedWhileHidden = 0
+        var pixelErrors: [Double] = []
+        for f in run.records.compactMap(\.frame) where f.t_ns > run.divideTap_ns && f.tracking_state == "normal" {
+            let T_W_C = try #require(run.T_W_B_truth[f.t_ns]) * run.camera.T_B_C
+            let p_C = T_W_C.inverse.act(run.divideTarget_W)
+            let px = p_C.z > 0.05 ? run.camera.model.project(p_C) : nil
+            if let px, run.camera.model.contains(px, margin: 40) {
+                shown += 1
+                if let r = byTime[f.t_ns] {
+                    recorded += 1
+                    let c = try #require(r.center_pixel)
+                    pixelErrors.append((Vec2(c[0], c[1]) - px).norm)
+                    let lines = try #require(r.cut_pixels)
+                    #expect(lines.count == 8 && lines.allSatisfy { $0.first == c })
+                }
+            } else if px.map({ !run.camera.model.contains($0, margin: -40) }) ?? true {
+                hidden += 1
+                if byTime[f.t_ns] != nil { recordedWhileHidden += 1 }
+            }
+        }
+        pixelErrors.sort()
+        let median = pixelErrors.isEmpty ? .infinity : pixelErrors[pixelErrors.count / 2]
+        print("divide: \(recorded) of \(shown) frames showing the centre recorded, \(recordedWhileHidden) of \(hidden) not showing it; median centre pixel error \(median) px")
+        #expect(shown >= 10 && recorded >= shown * 95 / 100)
+        #expect(recordedWhileHidden == 0)
+        #expect(median <= 8)
+    }
+
+    @Test("object: 3-D position within 3 cm of the true point while tracked, lost whenever it is out of view, recovered when it returns")
+    func objectTracking() throws {
+        let run = try Self.shared.get()
+        let records = run.records.compactMap(\.object)
+        let first = try #require(records.first)
+        #expect(first.t_ns == run.objectStart_ns && first.state == "tracked" && first.name == "top")
+
+        // Visibility of the true point in the true view of each frame (unoccluded: the first surface on the ray).
+        func inView(_ t_ns: TimestampNs, margin: Double) -> Bool {
+            guard let pose = run.T_W_B_truth[t_ns] else { return false }
+            let T_W_C = pose * run.camera.T_B_C
+            let p_C = T_W_C.inverse.act(run.objectTarget_W)
+            guard p_C.z > 0.1, let px = run.camera.model.project(p_C), run.camera.model.contains(px, margin: margin) else { return false }
+            let d = run.objectTarget_W - T_W_C.translation
+            guard let hit = run.scene.raycast(origin_W: T_W_C.translation, direction_W: d.normalized) else { return false }
+            return abs(hit.distance - d.norm) < 0.01
+        }
+        // The view of the point: direction and distance from the camera. A return is "like the first view" when the
+        // direction is within 30° of it and the distance within 30 %: the first frame's pixels can then be recognised.
+        func view(_ t_ns: TimestampNs) -> Vec3 { run.objectTarget_W - (run.T_W_B_truth[t_ns]! * run.camera.T_B_C).translation }
+        let firstView = view(run.objectStart_ns)
+        func likeFirstView(_ t_ns: TimestampNs) -> Bool {
+            let v = view(t_ns)
+            let angle = acos(max(-1, min(1, v.normalized.dot(firstView.normalized)))) * 180 / .pi
+            return angle <= 30 && abs(v.norm / firstView.norm - 1) <= 0.3
+        }
+        var errors: [Double] = []
+        var outOfView = 0, trackedOutOfView = 0
+        var lastOut: TimestampNs?
+        var returns: [(back_ns: TimestampNs, recovered_ns: TimestampNs?, alike: Bool)] = []
+        var inRun = 0
+        for r in records.dropFirst() {
+            let found = r.state == "tracked" || r.state == "recovered"
+            if found {
+                let p = try #require(Self.vec(r.position))
+                errors.append((run.align.act(p) - run.objectTarget_W).norm)
+            }
+            let visible = inView(r.t_ns, margin: 40)
+            let clearlyOut = !inView(r.t_ns, margin: -40)
+            if clearlyOut { outOfView += 1; lastOut = r.t_ns; if found { trackedOutOfView += 1 } }
+            inRun = visible ? inRun + 1 : 0
+            // A return: the point back in view for 1 s after being out of it.
+            if inRun == 20, let out = lastOut, returns.last.map({ $0.back_ns < out }) ?? true {
+                returns.append((r.t_ns, nil, likeFirstView(r.t_ns)))
+            }
+            if r.state == "recovered", let i = returns.indices.last, returns[i].recovered_ns == nil { returns[i].recovered_ns = r.t_ns }
+        }
+        errors.sort()
+        let within = Double(errors.filter { $0 <= 0.03 }.count) / Double(max(1, errors.count))
+        print("object: \(errors.count) frames found, \(within * 100) % within 3 cm (median \(errors.isEmpty ? 0 : errors[errors.count / 2] * 100) cm, max \((errors.last ?? 0) * 100) cm); out of view in \(outOfView) frames, found in \(trackedOutOfView) of them; returns \(returns.map { ($0.back_ns - run.firstFrame_ns, $0.recovered_ns.map { $0 - run.firstFrame_ns }, $0.alike) })")
+        #expect(errors.count >= 15)
+        #expect(within >= 0.95)
+        #expect(outOfView >= 10 && trackedOutOfView == 0)
+        // Recovered, at the latest 1 s after the point had been back in view for 1 s, whenever it came back into a view
+        // like the first one (from elsewhere its pixels need not look alike).
+        #expect(returns.contains { $0.alike })
+        for r in returns where r.alike { #expect(r.recovered_ns.map { $0 <= r.back_ns + 1_000_000_000 } ?? false) }
     }
 }

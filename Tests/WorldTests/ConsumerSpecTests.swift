@@ -31,7 +31,7 @@ import TestSupport
     }
 
     @Test func clearErrorsForBadSpecs() {
-        #expect(error("teleport:x=1") == "unknown consumer 'teleport' (known: burst, measure, cursor)")
+        #expect(error("teleport:x=1") == "unknown consumer 'teleport' (known: burst, measure, cursor, divide, object)")
         #expect(error("cursor:colour=red") == "consumer 'cursor': unknown key 'colour' (allowed: place)")
         #expect(error("cursor:place=soon").hasPrefix("consumer 'cursor': bad value 'soon' for 'place': expected seconds"))
         #expect(error("burst:every=0,out=/tmp/x") == "consumer 'burst': bad value '0' for 'every': expected a positive integer")
@@ -43,6 +43,21 @@ import TestSupport
         #expect(error(":x=1").hasPrefix("malformed consumer spec ':x=1'"))
         #expect(error("cursor:1.5").hasPrefix("malformed consumer spec 'cursor:1.5': '1.5' is not key=value"))
         #expect(error("cursor:place=1,,2").hasPrefix("malformed consumer spec"))
+        #expect(error("divide:tap=10,20,at=3,pieces=8") == "no error")
+        #expect(error("divide:at=3,pieces=8") == "consumer 'divide': missing required key 'tap'")
+        #expect(error("divide:tap=10,at=3,pieces=8").hasPrefix("consumer 'divide': bad value '10' for 'tap': expected a pixel X,Y"))
+        #expect(error("divide:tap=10,20,pieces=8") == "consumer 'divide': missing required key 'at'")
+        #expect(error("divide:tap=10,20,at=3,4,pieces=8").hasPrefix("consumer 'divide': bad value '3,4' for 'at': expected one time"))
+        #expect(error("divide:tap=10,20,at=3") == "consumer 'divide': missing required key 'pieces'")
+        #expect(error("divide:tap=10,20,at=3,pieces=1") == "consumer 'divide': bad value '1' for 'pieces': expected an integer from 2 to 64")
+        #expect(error("divide:tap=10,20,at=3,pieces=8,radius=0").hasPrefix("consumer 'divide': bad value '0.0' for 'radius'"))
+        #expect(error("divide:tap=10,20,at=3,pieces=8,colour=red").hasPrefix("consumer 'divide': unknown key 'colour'"))
+        #expect(error("object:box=10,20,40,30,at=2,name=cup") == "no error")
+        #expect(error("object:at=2") == "consumer 'object': missing required key 'box'")
+        #expect(error("object:box=10,20,40,at=2").hasPrefix("consumer 'object': bad value '10,20,40' for 'box': expected X,Y,W,H"))
+        #expect(error("object:box=10,20,3,30,at=2").hasPrefix("consumer 'object': bad value '10,20,3,30' for 'box'"))
+        #expect(error("object:box=10,20,40,30") == "consumer 'object': missing required key 'at'")
+        #expect(error("object:box=10,20,40,30,at=2,name=") == "consumer 'object': bad value '' for 'name': expected a non-empty name")
     }
 
     @Test func tapsFileErrorsNameTheFileAndTap() throws {

@@ -264,6 +264,37 @@ wt_status wt_draw_text(wt_canvas canvas, const char *text, double x, double y, d
 wt_status wt_text_size(const char *text, double scale, int32_t thickness, int32_t *out_width,
                        int32_t *out_height, int32_t *out_baseline);
 
+/* ---------------------------------------------------------------- object tracking */
+
+/** An axis-aligned box in pixels: top-left corner (x, y) and size. */
+typedef struct wt_box {
+    double x, y, width, height;
+} wt_box;
+
+/** A single-object tracker (opaque): OpenCV contrib's CSRT (discriminative correlation filter with channel and
+ *  spatial reliability), on gray images. */
+typedef struct wt_object_tracker wt_object_tracker;
+
+/** Starts a tracker on `box` (at least 4x4 pixels, inside the image) of a gray image; release with
+ *  wt_object_tracker_destroy. */
+wt_status wt_object_tracker_create(const uint8_t *pixels, int32_t width, int32_t height, wt_box box,
+                                   wt_object_tracker **out_tracker);
+
+/** Tracks the object into the next gray image (same size): *out_box is its new box; *out_found is 1 when the
+ *  tracker found it, 0 when its response was too weak (the box is then meaningless). */
+wt_status wt_object_tracker_update(wt_object_tracker *tracker, const uint8_t *pixels, int32_t width, int32_t height,
+                                   wt_box *out_box, int32_t *out_found);
+
+/** Releases a tracker (NULL is ignored). */
+void wt_object_tracker_destroy(wt_object_tracker *tracker);
+
+/** Normalised cross-correlation (TM_CCOEFF_NORMED) of a gray template, first scaled (INTER_AREA) to
+ *  scaled_width x scaled_height, over a search region of a gray image (clipped to the image; it must still hold
+ *  the scaled template): the best score (-1...1) and the top-left corner of the best match, in image pixels. */
+wt_status wt_match_template(const uint8_t *pixels, int32_t width, int32_t height, const uint8_t *templ,
+                            int32_t templ_width, int32_t templ_height, int32_t scaled_width, int32_t scaled_height,
+                            wt_box search, double *out_score, double *out_x, double *out_y);
+
 #ifdef __cplusplus
 }
 #endif
