@@ -1,7 +1,8 @@
 """A simulated run with every optional part of the stream, shared by the stream tests of one test process.
 
-A 5 s simulated room (376×240, seed 1) is tracked with --stream-points and the burst, measure (taps) and cursor
-(place times at 3 s and past the end of the data) consumers, once per frame convention (`worldtrack`, `arkit`).
+A 5 s simulated room (376×240, seed 1) is tracked with --stream-points, --stream-world-input and the burst, measure
+(taps), cursor (place times at 3 s and past the end of the data), divide and object consumers, once per frame
+convention (`worldtrack`, `arkit`).
 """
 import atexit
 import functools
@@ -24,6 +25,8 @@ TAPS = [
 FRAMES = 101          # 5 s at 20 Hz
 PLACE = "3,60"        # cursor place times, s: 60 s is past the end of the data
 CONVENTIONS = ("worldtrack", "arkit")
+DIVIDE_TAP = "188,200"          # the cake divider's tap (floor, below the image centre), at 3.5 s
+OBJECT_BOX = "150,90,60,60"     # the object consumer's box, chosen at 2 s
 
 
 class Run:
@@ -55,10 +58,12 @@ def runs():
     out = {}
     for convention in CONVENTIONS:
         burst = os.path.join(tmp.name, f"burst-{convention}")
-        args = ["run", dataset, "--quiet", "--stream-points", "--convention", convention,
+        args = ["run", dataset, "--quiet", "--stream-points", "--stream-world-input", "--convention", convention,
                 "--consumer", f"burst:every=10,count=2,out={burst}",
                 "--consumer", f"measure:taps={taps}",
-                "--consumer", f"cursor:place={PLACE}"]
+                "--consumer", f"cursor:place={PLACE}",
+                "--consumer", f"divide:tap={DIVIDE_TAP},at=3.5,pieces=6",
+                "--consumer", f"object:box={OBJECT_BOX},at=2,name=patch"]
         r = worldtrack(args)
         if r.returncode != 0:
             raise RuntimeError(f"worldtrack {' '.join(args)} exited {r.returncode}:\n{r.stderr}")

@@ -50,7 +50,8 @@ class StreamSchemaTest(unittest.TestCase):
     def test_the_run_produces_every_record_type_and_optional_part(self):
         records = self.streams["worldtrack"]
         types = {r["type"] for r in records}
-        for t in ("frame", "anchor.added", "anchor.updated", "cursor", "measurement", "burst.captured"):
+        for t in ("frame", "anchor.added", "anchor.updated", "cursor", "measurement", "burst.captured", "world_input",
+                  "divide", "object"):
             self.assertIn(t, types)
         frames = [r for r in records if r["type"] == "frame"]
         self.assertEqual(len(frames), FRAMES)
@@ -70,6 +71,14 @@ class StreamSchemaTest(unittest.TestCase):
         self.assertEqual(set(measured), {t["label"] for t in TAPS})
         self.assertEqual(measured["before-the-data"]["status"], "failed")
         self.assertEqual(len([r for r in records if r["type"] == "burst.captured"]), 2)
+        inputs = [r for r in records if r["type"] == "world_input"]
+        self.assertEqual([r["t_ns"] for r in inputs], [f["t_ns"] for f in frames])
+        self.assertIn("camera", inputs[0])
+        self.assertTrue(any(r["landmarks"] for r in inputs))
+        self.assertEqual(len([r for r in records if r["type"] == "divide" and r["state"] in ("placed", "failed")]), 1)
+        objects = [r for r in records if r["type"] == "object"]
+        self.assertEqual(objects[0]["state"], "tracked")
+        self.assertEqual(len(objects), len([f for f in frames if f["t_ns"] >= objects[0]["t_ns"]]))
 
     def rejects(self, record, why):
         self.assertFalse(self.validator.is_valid(record), f"the schema accepts a record with {why}: {json.dumps(record)[:300]}")
@@ -149,11 +158,34 @@ class StreamSchemaTest(unittest.TestCase):
         del burst["sidecar"]
         self.rejects(burst, "a burst record without its sidecar")
 
+        world_input = self.first(lambda r: r["type"] == "world_input" and "camera" in r)
+        for why, mutate in [("a 6-number camera_pose", lambda r: r.update(camera_pose=r["camera_pose"][:6])),
+                            ("a 4-number landmark", lambda r: r.update(landmarks=[[7, 1.0, 2.0, 3.0]])),
+                            ("no landmarks", lambda r: r.pop("landmarks")),
+                            ("an unknown distortion model", lambda r: r["camera"].update(distortion="fisheye")),
+                            ("a camera without its mounting", lambda r: r["camera"].pop("body_camera_pose"))]:
+            broken = copy.deepcopy(world_input)
+            mutate(broken)
+            self.rejects(broken, why)
+        divide = self.first(lambda r: r["type"] == "divide")
+        for why, mutate in [("pieces = 1", lambda r: r.update(pieces=1)), ("no radius", lambda r: r.pop("radius")),
+                            ("state 'cut'", lambda r: r.update(state="cut"))]:
+            broken = copy.deepcopy(divide)
+            mutate(broken)
+            self.rejects(broken, why)
+        tracked = self.first(lambda r: r["type"] == "object" and r["state"] == "tracked")
+        for why, mutate in [("a tracked object without its box", lambda r: r.pop("box")),
+                            ("a 3-number box", lambda r: r.update(box=r["box"][:3])),
+                            ("a confidence of 2", lambda r: r.update(confidence=2))]:
+            broken = copy.deepcopy(tracked)
+            mutate(broken)
+            self.rejects(broken, why)
+
     def test_the_schema_has_the_fields_of_stream_md(self):
         """Every field of docs/STREAM.md's record tables is in the schema, required exactly when the table says
         so, and the schema has no field the tables do not list."""
         sections = {"frame": "frame", "anchor.added": "anchorEvent", "cursor": "cursor", "measurement": "measurement",
-                    "burst.captured": "burstCaptured"}
+                    "burst.captured": "burstCaptured", "divide": "divide", "object": "object", "world_input": "worldInput"}
         documented = parse_stream_md(STREAM_MD)
         for section, definition in sections.items():
             self.assertIn(section, documented)
