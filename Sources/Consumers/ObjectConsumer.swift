@@ -41,7 +41,9 @@ public final class ObjectConsumer: FrameConsumer {
     private var started = false
     private var tracker: ObjectTracker?
     private var template: GrayImage?
-    private var templateDepth_m: Double?
+    /// The object's depth and box size in the frame its first 3-D position was found: re-detection scales the
+    /// first frame's pixels by their ratio to the predicted depth.
+    private var reference: (depth_m: Double, width: Double, height: Double)?
     private var position_W: Vec3?
     private var lastFrame_ns: TimestampNs?
 
@@ -114,9 +116,7 @@ public final class ObjectConsumer: FrameConsumer {
         }
         template = patch
         tracker = try ObjectTracker(image: image, box: initialBox)
-        let record = found(frame, box: initialBox, score: 1, state: "tracked")
-        if let p = position_W { templateDepth_m = frame.T_W_C.inverse.act(p).z }
-        return record
+        return found(frame, box: initialBox, score: 1, state: "tracked")
     }
 
     /// Correlation of a box's pixels with the first frame's; nil when the box is too small to compare.
@@ -131,11 +131,11 @@ public final class ObjectConsumer: FrameConsumer {
 
     /// While lost: the first frame's pixels searched for around the projection of the last 3-D position.
     private func redetect(_ frame: WorldFrame, image: GrayImage) throws -> (PixelBox, Double)? {
-        guard frame.isTrackingNormal, let template, let p_W = position_W, let depth0 = templateDepth_m else { return nil }
+        guard frame.isTrackingNormal, let template, let p_W = position_W, let reference else { return nil }
         let p_C = frame.T_W_C.inverse.act(p_W)
         guard p_C.z > 0.1, let px = frame.camera.model.project(p_C) else { return nil }
-        let scale = depth0 / p_C.z
-        let w = Int((initialBox.width * scale).rounded()), h = Int((initialBox.height * scale).rounded())
+        let scale = reference.depth_m / p_C.z
+        let w = Int((reference.width * scale).rounded()), h = Int((reference.height * scale).rounded())
         guard w >= 8, h >= 8, w < image.width / 2, h < image.height / 2 else { return nil }
         let predicted = PixelBox(centerX: px.x, centerY: px.y, width: Double(w), height: Double(h))
         guard predicted.isInside(width: image.width, height: image.height) else { return nil }
@@ -152,6 +152,8 @@ public final class ObjectConsumer: FrameConsumer {
         if let hit = frame.raycast(pixel: Vec2(box.centerX, box.centerY)) {
             position_W = hit.position_W
             record.target = hit.target.rawValue
+            let depth = frame.T_W_C.inverse.act(hit.position_W).z
+            if reference == nil, depth > 0.1 { reference = (depth, box.width, box.height) }
         }
         record.position = position_W.map { StreamJSON.array(convention.point($0)) }
         return record
