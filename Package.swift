@@ -70,13 +70,13 @@ let package = Package(
         .target(name: "Consumers", dependencies: ["Geometry", "Imaging", "Sensors", "StreamFormat", "World"], swiftSettings: swift5),
         .target(name: "WorldMap", dependencies: ["Geometry", "Imaging"], swiftSettings: swift5),
         .target(name: "Pipeline",
-                dependencies: ["Consumers", "Estimation", "Geometry", "Imaging", "Sensors", "Vision", "World"],
+                dependencies: ["Consumers", "Estimation", "Geometry", "Imaging", "Sensors", "Vision", "World", "WorldMap"],
                 swiftSettings: swift5),
         .target(name: "OptionsFile", dependencies: ["Pipeline", "Sensors", "Vision", "Yams"], swiftSettings: swift5),
         /// Umbrella: re-exports the engine's public modules (the `WorldTrack` product).
         .target(name: "WorldTrack",
                 dependencies: ["Consumers", "Estimation", "Geometry", "Imaging", "OptionsFile", "Pipeline", "Sensors", "StreamFormat",
-                               "Vision", "World"],
+                               "Vision", "World", "WorldMap"],
                 swiftSettings: swift5),
 
         // MARK: Tools around the engine
@@ -89,7 +89,7 @@ let package = Package(
             name: "WorldTrackCLI",
             dependencies: [
                 "Consumers", "Estimation", "Evaluation", "Geometry", "Imaging", "OptionsFile", "Pipeline", "Sensors", "Simulation",
-                "Vision", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "Vision", "WorldMap", .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swift5
         ),
@@ -125,11 +125,11 @@ let package = Package(
                     swiftSettings: swift5),
         .testTarget(name: "PipelineTests",
                     dependencies: ["Consumers", "Estimation", "Evaluation", "Geometry", "Imaging", "Pipeline", "Sensors",
-                                   "Simulation", "TestSupport", "Vision"],
+                                   "Simulation", "TestSupport", "Vision", "WorldMap"],
                     swiftSettings: swift5),
         .testTarget(name: "WorldMapTests", dependencies: ["Geometry", "Imaging", "WorldMap"], swiftSettings: swift5),
         .testTarget(name: "OptionsFileTests", dependencies: ["OptionsFile", "Pipeline"], swiftSettings: swift5),
-        .testTarget(name: "WorldTrackCLITests", dependencies: ["Evaluation", "Sensors", "Simulation", "StreamFormat", "TestSupport"],
+        .testTarget(name: "WorldTrackCLITests", dependencies: ["Evaluation", "Sensors", "Simulation", "StreamFormat", "TestSupport", "WorldMap"],
                     swiftSettings: swift5),
     ],
     cxxLanguageStandard: .cxx17

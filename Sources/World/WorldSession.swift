@@ -267,6 +267,20 @@ public final class WorldSession {
         return AnchorEvent(change: .added, t_ns: t_ns, anchor: .user(a))
     }
 
+    /// Brings back a user anchor saved by an earlier session (a loaded world map), with its id when no anchor has it
+    /// yet (a new `anchor-N` otherwise); anchors added later get higher numbers. Not attached to a plane. Returns its
+    /// `anchor.added` event.
+    @discardableResult
+    public func restoreAnchor(id: String, name: String?, T_W_A: SE3, t_ns: TimestampNs) -> AnchorEvent {
+        let number = id.hasPrefix("anchor-") ? Int(id.dropFirst("anchor-".count)) : nil
+        let free = userAnchor(id: id) == nil
+        let a = UserAnchor(id: free ? id : "anchor-\(nextAnchorId)", name: name, T_W_A: T_W_A, planeId: nil, T_P_A: nil,
+                           created_ns: t_ns)
+        if !free { nextAnchorId += 1 } else if let number { nextAnchorId = max(nextAnchorId, number + 1) }
+        userAnchors.append(a)
+        return AnchorEvent(change: .added, t_ns: t_ns, anchor: .user(a))
+    }
+
     /// Removes a user anchor; returns its `anchor.removed` event, or `nil` if no anchor has this id.
     @discardableResult
     public func removeAnchor(id: String, t_ns: TimestampNs) -> AnchorEvent? {
