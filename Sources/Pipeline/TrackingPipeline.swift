@@ -42,7 +42,9 @@ public struct PipelineOptions: Sendable {
     }()
     /// Map reuse: re-observing earlier triangulated points to hold the drift.
     public var mapReuse = MapReuseOptions()
-    /// Record keyframes for `TrackingPipeline.worldMap()` (`run --save-map`); needs map reuse.
+    /// Record what `TrackingPipeline.worldMap()` saves besides the map reuse's points (`run --save-map`): keyframes and
+    /// the landmarks too imprecise for the map reuse but good enough to be recognised (`WorldMapRecorder`); needs map
+    /// reuse.
     public var recordWorldMap = false
     /// How a loaded world map is found again (`TrackingPipeline(…, worldMap:)`, `run --load-map`).
     public var relocalization = RelocalizationOptions()
