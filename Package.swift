@@ -127,7 +127,7 @@ let package = Package(
                     dependencies: ["Consumers", "Estimation", "Evaluation", "Geometry", "Imaging", "Pipeline", "Sensors",
                                    "Simulation", "TestSupport", "Vision", "WorldMap"],
                     swiftSettings: swift5),
-        .testTarget(name: "WorldMapTests", dependencies: ["Geometry", "Imaging", "WorldMap"], swiftSettings: swift5),
+        .testTarget(name: "WorldMapTests", dependencies: ["Geometry", "Imaging", "TestSupport", "WorldMap"], swiftSettings: swift5),
         .testTarget(name: "OptionsFileTests", dependencies: ["OptionsFile", "Pipeline"], swiftSettings: swift5),
         .testTarget(name: "WorldTrackCLITests", dependencies: ["Evaluation", "Sensors", "Simulation", "StreamFormat", "TestSupport", "WorldMap"],
                     swiftSettings: swift5),
