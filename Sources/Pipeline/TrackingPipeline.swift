@@ -376,7 +376,8 @@ public final class TrackingPipeline {
         return done
     }
 
-    /// The loaded map was found: its points join the map reuse (in the run's frame) and its anchors come back.
+    /// The loaded map was found: its points join the map reuse (in the run's frame) and the world layer's landmark map
+    /// (in the map's frame, which the world layer reports in), and its planes and anchors come back.
     private func relocalized(_ found: Relocalization, t_ns: TimestampNs) -> [AnchorEvent] {
         guard let loadedMap else { return [] }
         let T_W_Ws = found.T_Ws_W.inverse
@@ -387,7 +388,10 @@ public final class TrackingPipeline {
             MapReobserver.MapPoint(id: Self.loadedIdBase + $0.id, p_W: T_W_Ws.act($0.p_W), std_m: $0.std_m,
                                    descriptor: $0.descriptor, lastSeen_ns: t_ns)
         }, t_ns: t_ns)
-        return loadedMap.anchors.map { session.restoreAnchor(id: $0.id, name: $0.name, T_W_A: $0.T_W_A, t_ns: t_ns) }
+        let planes = loadedMap.planes.map { WorldMapConversion.plane(restoring: $0, t_ns: t_ns) }
+        let landmarks = loadedMap.points.map { Landmark(id: Self.loadedIdBase + $0.id, p_W: $0.p_W, std_m: $0.std_m) }
+        return session.restore(planes: planes, landmarks: landmarks, t_ns: t_ns)
+            + loadedMap.anchors.map { session.restoreAnchor(id: $0.id, name: $0.name, T_W_A: $0.T_W_A, t_ns: t_ns) }
     }
 
     /// The world map as it stands (after `run`, or after it stopped): the map reuse's points, the keyframes

@@ -68,6 +68,14 @@ enum WorldMapConversion {
                        pointCount: p.pointCount)
     }
 
+    /// A saved plane as the world layer holds it (an unknown classification word is `none`).
+    static func plane(restoring p: WorldMap.Plane, t_ns: TimestampNs) -> PlaneAnchor {
+        PlaneAnchor(restoring: p.id, alignment: p.isVertical ? .vertical : .horizontal,
+                    classification: PlaneClassification(rawValue: p.classification) ?? .none, T_W_P: p.T_W_P,
+                    boundaryLocal: p.boundaryLocal, offset_m: p.offset_m, offsetStd_m: p.offsetStd_m,
+                    pointCount: p.pointCount, t_ns: t_ns)
+    }
+
     /// A user anchor as saved.
     static func anchor(_ a: UserAnchor) -> WorldMap.Anchor {
         WorldMap.Anchor(id: a.id, name: a.name, T_W_A: a.T_W_A, planeId: a.planeId, created_ns: a.created_ns)

@@ -1,3 +1,4 @@
+import Estimation
 import Foundation
 import Geometry
 import Sensors
@@ -265,6 +266,15 @@ public final class WorldSession {
         }
         userAnchors.append(a)
         return AnchorEvent(change: .added, t_ns: t_ns, anchor: .user(a))
+    }
+
+    /// Brings back what an earlier session saved (a loaded world map, already in this session's world frame): its
+    /// planes, with their ids (`anchor.added` events, returned), and its points, which join the landmark map so that
+    /// plane detection and raycasts use them as they use the landmarks of this session.
+    @discardableResult
+    public func restore(planes: [PlaneAnchor], landmarks: [Landmark], t_ns: TimestampNs) -> [AnchorEvent] {
+        map.integrate(landmarks, at: t_ns)
+        return planes.map { AnchorEvent(change: .added, t_ns: t_ns, anchor: .plane(planeTracker.restore($0))) }
     }
 
     /// Brings back a user anchor saved by an earlier session (a loaded world map), with its id when no anchor has it

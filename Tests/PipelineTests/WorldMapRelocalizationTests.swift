@@ -21,6 +21,7 @@ struct WorldMapRelocalizationTests {
         var firstFrame_ns: TimestampNs
         var states: [(t_ns: TimestampNs, state: String)] = []
         var anchorEvents: [AnchorEventRecord] = []
+        var planeEvents: [AnchorEventRecord] = []
         /// Frames (normal) with the user anchors in view: camera pose and anchor poses, reported frame.
         var views: [(t_ns: TimestampNs, T_W_C: SE3, anchors: [(id: String, T_W_A: SE3)])] = []
         var map: WorldMap
@@ -33,16 +34,16 @@ struct WorldMapRelocalizationTests {
         options.recordWorldMap = true
         let consumers: [any FrameConsumer] = placeAt.map { [CursorConsumer(placeTimes: [.relativeSeconds($0)])] } ?? []
         let pipeline = try TrackingPipeline(dataset: try ASLDataset(path: path), options: options, consumers: consumers, worldMap: map)
-        var states: [(TimestampNs, String)] = [], events: [AnchorEventRecord] = []
+        var states: [(TimestampNs, String)] = [], events: [AnchorEventRecord] = [], planeEvents: [AnchorEventRecord] = []
         var views: [(TimestampNs, SE3, [(String, SE3)])] = []
         let summary = try pipeline.run(onFrame: { r in
             states.append((r.world.t_ns, r.estimate.trackingState.description))
-            for case let e as AnchorEventRecord in r.records where e.kind == "user" { events.append(e) }
+            for case let e as AnchorEventRecord in r.records { if e.kind == "user" { events.append(e) } else { planeEvents.append(e) } }
             let users = r.world.anchorsInView.filter { $0.kind == .user }.map { ($0.id, $0.T_W_A) }
             if !users.isEmpty { views.append((r.world.t_ns, r.world.T_W_C, users)) }
         })
         return Run(summary: summary, firstFrame_ns: try #require(pipeline.firstFrame_ns), states: states.map { ($0.0, $0.1) },
-                   anchorEvents: events, views: views.map { ($0.0, $0.1, $0.2.map { ($0.0, $0.1) }) }, map: pipeline.worldMap())
+                   anchorEvents: events, planeEvents: planeEvents, views: views.map { ($0.0, $0.1, $0.2.map { ($0.0, $0.1) }) }, map: pipeline.worldMap())
     }
 
     @Test("run 2 relocalises within 2 s, its raw poses are within 5 cm of the truth in run 1's frame, the anchor comes back")
@@ -98,6 +99,12 @@ struct WorldMapRelocalizationTests {
         #expect(run2.states.first { $0.t_ns == relocalized.t_ns }?.state == "normal")
         #expect(readded.count == 1 && readdedAt.t_ns == relocalized.t_ns && readdedAt.name == anchor.name)
         #expect(reemitError < 0.03)
+        // The saved planes come back at the same frame with their ids; planes found later get new numbers.
+        let restoredPlanes = run2.planeEvents.filter { $0.type == "anchor.added" && $0.t_ns == relocalized.t_ns }
+        #expect(!map.planes.isEmpty && Set(restoredPlanes.map(\.id)) == Set(map.planes.map(\.id)))
+        let laterPlanes = run2.planeEvents.filter { $0.type == "anchor.added" && $0.t_ns > relocalized.t_ns }.map(\.id)
+        #expect(laterPlanes.allSatisfy { !map.planes.map(\.id).contains($0) })
+        #expect(run2.planeEvents.allSatisfy { $0.t_ns >= relocalized.t_ns })
         #expect(seen.count >= 10, "the anchor was in view in \(seen.count) frames")
         #expect(seenRMS < 0.03)
         #expect(ate2 < 0.05)
