@@ -54,9 +54,10 @@ public struct Relocalization: Equatable, Sendable {
 /// are pooled (each with its own camera pose from the filter, which is consistent over a fraction of a second; one
 /// per map point, the latest), so a view that shows few map points at a time still gathers enough. A 4-DoF RANSAC
 /// (`YawTranslationSolver`, three matches per sample: gravity is known, so the cameras' tilt comes from the filter)
-/// finds the yaw and translation between the map's frame and the run's; a candidate needs `minInliers` inliers,
-/// and is accepted when the candidate found `verifyAfterFrames` frames later (mostly other frames' matches) agrees
-/// with it. Deterministic (the RANSAC's generator is seeded with the frame time).
+/// finds the yaw and translation between the map's frame and the run's; a candidate needs `minInliers` inliers and
+/// no rival alignment among the other matches (a repeating scene), and is accepted when the candidate found
+/// `verifyAfterFrames` frames later (mostly other frames' matches) agrees with it. Deterministic (the RANSAC's
+/// generator is seeded with the frame time).
 final class Relocalizer {
     private typealias Match = (correspondence: YawTranslationSolver.Correspondence, mapIndex: Int, frame: Int)
     private let points: [WorldMap.MapPoint]

@@ -133,9 +133,10 @@ struct RunCommand: ParsableCommand {
         }
         let outputs = [("--trajectory", trajectory), ("--summary-json", summaryJSON), ("--save-map", saveMap)].compactMap { o in o.1.map { (o.0, $0) } }
         for (option, path) in outputs { try OutputPath.checkFile(path, option: option, force: force) }
-        if let trajectory, let summaryJSON,
-           URL(fileURLWithPath: trajectory).standardizedFileURL == URL(fileURLWithPath: summaryJSON).standardizedFileURL {
-            throw CLIError.badInput("--trajectory and --summary-json name the same file \(trajectory)")
+        for (i, a) in outputs.enumerated() {
+            for b in outputs[(i + 1)...] where URL(fileURLWithPath: a.1).standardizedFileURL == URL(fileURLWithPath: b.1).standardizedFileURL {
+                throw CLIError.badInput("\(a.0) and \(b.0) name the same file \(a.1)")
+            }
         }
         let loadedMap = try loadMap.map(RunWorldMap.load)
         // Consumers check their own outputs (burst: out= must be a new or empty folder) when made.

@@ -76,6 +76,8 @@ struct WorldMapCommandTests {
         }
         let missing = try ProcessRunner.run(try Self.wt(), ["run", try Self.dataset(), "--load-map", dir.path("none.wtmap")])
         #expect(missing.status == 2 && missing.stderr.contains("none.wtmap"), "\(missing.stderr)")
+        let same = try ProcessRunner.run(try Self.wt(), ["run", try Self.dataset(), "--trajectory", dir.path("a.out"), "--save-map", dir.path("a.out")])
+        #expect(same.status == 2 && same.stderr.contains("--trajectory and --save-map name the same file"), "\(same.stderr)")
         let noReuse = try ProcessRunner.run(try Self.wt(), ["run", try Self.dataset(), "--no-map-reuse", "--save-map", dir.path("x.wtmap")])
         #expect(noReuse.status == 2 && noReuse.stderr.contains("--no-map-reuse"), "\(noReuse.stderr)")
     }
