@@ -69,14 +69,15 @@ let package = Package(
         .target(name: "World", dependencies: ["Estimation", "Geometry", "Imaging", "LinearAlgebra", "Sensors"], swiftSettings: swift5),
         .target(name: "StreamFormat", dependencies: ["Geometry", "Sensors"], swiftSettings: swift5),
         .target(name: "Consumers", dependencies: ["Estimation", "Geometry", "Imaging", "Sensors", "StreamFormat", "World"], swiftSettings: swift5),
+        .target(name: "WorldMap", dependencies: ["Geometry", "Imaging"], swiftSettings: swift5),
         .target(name: "Pipeline",
-                dependencies: ["Consumers", "Estimation", "Geometry", "Imaging", "Sensors", "Vision", "World"],
+                dependencies: ["Consumers", "Estimation", "Geometry", "Imaging", "Sensors", "Vision", "World", "WorldMap"],
                 swiftSettings: swift5),
         .target(name: "OptionsFile", dependencies: ["Pipeline", "Sensors", "Vision", "Yams"], swiftSettings: swift5),
         /// Umbrella: re-exports the engine's public modules (the `WorldTrack` product).
         .target(name: "WorldTrack",
                 dependencies: ["Consumers", "Estimation", "Geometry", "Imaging", "OptionsFile", "Pipeline", "Sensors", "StreamFormat",
-                               "Vision", "World"],
+                               "Vision", "World", "WorldMap"],
                 swiftSettings: swift5),
 
         // MARK: Tools around the engine
@@ -91,7 +92,7 @@ let package = Package(
             name: "WorldTrackCLI",
             dependencies: [
                 "Consumers", "Estimation", "Evaluation", "Geometry", "Imaging", "MCAP", "OptionsFile", "Pipeline", "Sensors", "Simulation",
-                "Vision", "World", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "Vision", "World", "WorldMap", .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swift5
         ),
@@ -127,11 +128,12 @@ let package = Package(
                     swiftSettings: swift5),
         .testTarget(name: "PipelineTests",
                     dependencies: ["Consumers", "Estimation", "Evaluation", "Geometry", "Imaging", "Pipeline", "Sensors",
-                                   "Simulation", "TestSupport", "Vision"],
+                                   "Simulation", "TestSupport", "Vision", "WorldMap"],
                     swiftSettings: swift5),
         .testTarget(name: "MCAPTests", dependencies: ["MCAP"], swiftSettings: swift5),
+        .testTarget(name: "WorldMapTests", dependencies: ["Geometry", "Imaging", "TestSupport", "WorldMap"], swiftSettings: swift5),
         .testTarget(name: "OptionsFileTests", dependencies: ["OptionsFile", "Pipeline"], swiftSettings: swift5),
-        .testTarget(name: "WorldTrackCLITests", dependencies: ["Evaluation", "Sensors", "Simulation", "StreamFormat", "TestSupport"],
+        .testTarget(name: "WorldTrackCLITests", dependencies: ["Evaluation", "Sensors", "Simulation", "StreamFormat", "TestSupport", "WorldMap"],
                     swiftSettings: swift5),
     ],
     cxxLanguageStandard: .cxx17

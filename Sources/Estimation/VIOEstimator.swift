@@ -313,6 +313,15 @@ public final class VIOEstimator {
     /// Camera 0's mounting `T_B_C0` in use: the state's estimate when it refines it, else the calibration's.
     private func mounting(_ state: FilterState) -> SE3 { state.T_B_C0 ?? cameras[0].T_B_C }
 
+    /// Adds uncertainty along the unobservable directions only (a yaw about the vertical through the current position,
+    /// 1-σ `yaw_rad`, and a translation, `position_m` per axis; `FilterState.inflateGauge`): for a caller that is about
+    /// to give the filter absolute observations (map points) in a frame it knows only that well, such as a saved map
+    /// found again by relocalisation, so that the χ² gate does not reject them and they pull the pose onto the map.
+    /// Does nothing before initialisation.
+    public func inflateGauge(yaw_rad: Double, position_m: Double) {
+        filter?.inflateGauge(yaw_rad: yaw_rad, position_m: position_m)
+    }
+
     /// Across an IMU gap the bridged motion drifts in position and heading, which no later visual or inertial
     /// measurement can observe (they are the gauge): measured on the simulated room, a 2 s gap left 4–10 cm and
     /// 0.5–2.5° that the filter's covariance did not cover, so map points seen before the gap were rejected

@@ -15,6 +15,10 @@ public struct EvaluationOptions: Equatable, Sendable {
     public var association: AssociationMode
     /// Sub-trajectory lengths for the RPE.
     public var segments: SegmentLengths
+    /// Apply this transform instead of computing an alignment (then `alignment` and `alignFirst` are not used): to
+    /// compare an estimate in the frame another trajectory's alignment defines (a run that loaded a saved world map,
+    /// in the frame of the run that saved it).
+    public var fixedAlignment: SimilarityTransform? = nil
 
     public init(alignment: AlignmentMethod = .posyaw, alignFirst: Int? = nil,
                 maxDt_ns: TimestampNs = Association.defaultMaxDt_ns, association: AssociationMode = .interpolate,
@@ -145,8 +149,12 @@ public enum Evaluator {
         let alignPairs = options.alignFirst.map { Array(pairs.prefix($0)) } ?? pairs
         let e = alignPairs.map(\.estimate.translation), g = alignPairs.map(\.groundTruth.translation)
         let transform: SimilarityTransform
-        do { transform = try Alignment.align(estimate: e, groundTruth: g, method: options.alignment) } catch let error as AlignmentError {
-            throw EvaluationError.alignment(error)
+        if let fixed = options.fixedAlignment {
+            transform = fixed
+        } else {
+            do { transform = try Alignment.align(estimate: e, groundTruth: g, method: options.alignment) } catch let error as AlignmentError {
+                throw EvaluationError.alignment(error)
+            }
         }
         let sim3 = try? Alignment.align(estimate: e, groundTruth: g, method: .sim3)
         let gapTolerance = Completeness.defaultGapTolerance(estimateTimes: estimate.map(\.t_ns), maxDt_ns: options.maxDt_ns)

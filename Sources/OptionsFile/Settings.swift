@@ -3,7 +3,7 @@ import Vision
 
 /// Every tunable parameter of a run, in the order `worldtrack config --defaults` prints them. The help texts are the
 /// options' own documentation. `OptionsFileTests` checks that every stored property below `PipelineOptions`'
-/// `frontend`, `estimator`, `world` and `mapReuse` is here (or deliberately left out: see `Settings.notInFile`).
+/// `frontend`, `estimator`, `world` and `mapReuse` is here (and `relocalization`'s too) (or deliberately left out: see `Settings.notInFile`).
 public enum Settings {
     /// The settings.
     public static let all: [Setting] = [
@@ -139,6 +139,19 @@ public enum Settings {
         .double("mapReuse.ratio", \.mapReuse.ratio, "The best match must beat the second best by this factor (Lowe's ratio, on Hamming distances).", 0...1),
         .int64("mapReuse.warmup_ns", \.mapReuse.warmup_ns, "Points are mapped only once tracking has been normal this long, ns: the first seconds' points carry the start-up transient's errors, and a map anchors the pose to them for good."),
         .int("mapReuse.capacity", \.mapReuse.capacity, "Map points kept at most; the least recently seen go first.", 1...Int64(Int32.max)),
+        .int("relocalization.maxHamming", \.relocalization.maxHamming, "run --load-map: largest Hamming distance of a match between a feature and a saved map point (of 256 bits)."),
+        .double("relocalization.ratio", \.relocalization.ratio, "The best map point must beat the second best by this factor (Lowe's ratio, on Hamming distances).", 0...1),
+        .double("relocalization.inlierThreshold_px", \.relocalization.inlierThreshold_px, "A match is an inlier when its map point projects within this distance of the feature, pixels."),
+        .int("relocalization.windowFrames", \.relocalization.windowFrames, "Matches are pooled over this many frames (the latest per map point).", 1...Int64(Int32.max)),
+        .int("relocalization.minInliers", \.relocalization.minInliers, "An alignment is a candidate only with at least this many inliers (distinct map points).", 3...Int64(Int32.max)),
+        .double("relocalization.minInlierFraction", \.relocalization.minInlierFraction, "… making at least this fraction of the pooled matches.", 0...1),
+        .double("relocalization.ambiguityRatio", \.relocalization.ambiguityRatio, "An alignment is ambiguous (no candidate) when the matches outside its inliers support another one with at least this fraction of its inliers.", 0...1),
+        .int("relocalization.ransacIterations", \.relocalization.ransacIterations, "RANSAC samples (three matches each) per frame.", 1...Int64(Int32.max)),
+        .double("relocalization.agreement_m", \.relocalization.agreement_m, "Two candidates agree when their translations differ by at most this, metres."),
+        .double("relocalization.agreement_rad", \.relocalization.agreement_rad, "… and their yaws by at most this, radians."),
+        .int("relocalization.verifyAfterFrames", \.relocalization.verifyAfterFrames, "The candidate that confirms another comes this many frames after it (at most twice as many).", 1...Int64(Int32.max)),
+        .double("relocalization.alignmentStd_m", \.relocalization.alignmentStd_m, "Once accepted, the alignment's 1-σ in position, metres per axis, added to the filter's gauge so that the map's points pull its pose onto the map."),
+        .double("relocalization.alignmentYawStd_rad", \.relocalization.alignmentYawStd_rad, "… and in yaw, radians."),
     ]
 
     /// Properties that are not settings of the file, with the reason.

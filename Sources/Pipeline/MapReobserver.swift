@@ -138,6 +138,25 @@ final class MapReobserver {
         return out
     }
 
+    /// The map points kept (W), by id.
+    var mapPoints: [MapPoint] { points.values.sorted { $0.id < $1.id } }
+
+    /// The descriptor of a live track (computed where it started), if it has one.
+    func descriptor(ofTrack id: Int) -> ORBDescriptor? { descriptors[id]?.0 }
+
+    /// The map point a live track observes: its own, or the one it was matched to.
+    func mapPointId(ofTrack id: Int) -> Int? { points[id] != nil ? id : matched[id]?.mapId }
+
+    /// Adds points from a saved map, already expressed in W, with ids that no feature track uses; they can be
+    /// matched from the next frame on (their last sighting is set `minGap_ns` before `t_ns`).
+    func insert(_ loaded: [MapPoint], t_ns: TimestampNs) {
+        for var p in loaded {
+            p.lastSeen_ns = t_ns - options.minGap_ns
+            p.std_m = max(p.std_m, options.pointStdFloor_m)
+            points[p.id] = p
+        }
+    }
+
     /// Marks the map points the estimator accepted as seen now; drops the matches it rejected.
     func applied(_ result: MapUpdateResult, offered: [MapPointObservation], t_ns: TimestampNs) {
         let accepted = Set(result.acceptedIds)

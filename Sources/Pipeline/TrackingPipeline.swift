@@ -6,6 +6,7 @@ import Imaging
 import Sensors
 import Vision
 import World
+import WorldMap
 
 /// Settings of one tracking run.
 public struct PipelineOptions: Sendable {
@@ -48,6 +49,12 @@ public struct PipelineOptions: Sendable {
     }()
     /// Map reuse: re-observing earlier triangulated points to hold the drift.
     public var mapReuse = MapReuseOptions()
+    /// Record what `TrackingPipeline.worldMap()` saves besides the map reuse's points (`run --save-map`): keyframes and
+    /// the landmarks too imprecise for the map reuse but good enough to be recognised (`WorldMapRecorder`); needs map
+    /// reuse.
+    public var recordWorldMap = false
+    /// How a loaded world map is found again (`TrackingPipeline(…, worldMap:)`, `run --load-map`).
+    public var relocalization = RelocalizationOptions()
     /// Frames excluded from the profile at the start.
     public var profileWarmupFrames = 10
     /// Threads: 1 runs every stage in turn on the calling thread; 2 tracks the features of the next frame on a
@@ -109,6 +116,8 @@ public struct PipelineSummary: Sendable {
     public var stoppedEarly = false
     /// The estimator's output for the last frame processed (its calibration estimates: time offset, mounting).
     public var lastEstimate: EstimatorOutput?
+    /// With a loaded world map: where and when the run found it (nil: not found).
+    public var relocalization: Relocalization?
 }
 
 /// A frame the pipeline skipped because its image file could not be decoded (corrupt data).
@@ -136,11 +145,22 @@ public final class TrackingPipeline {
     private let writers: [StreamWriter]
     private let camera: CameraCalibration
     private let reobserver: MapReobserver?
+    private let loadedMap: WorldMap?
+    private let relocalizer: Relocalizer?
+    private let recorder: WorldMapRecorder?
+    private var lastFrame_ns: TimestampNs = 0
+    /// Ids of loaded map points in the map reuse are the map's plus this (feature track ids stay far below).
+    static let loadedIdBase = 1 << 40
 
     /// A pipeline over `dataset`. Records go to each of `writers` (none: no stream).
+    ///
+    /// With a `worldMap` (a saved world, `WorldMapFile`), tracking starts in the run's own frame but reports
+    /// `limited(relocalizing)` until the `Relocalizer` finds the map; from then on every pose, landmark, plane and
+    /// anchor is reported in the map's frame (the estimator stays in its own), the map's points join the map
+    /// reuse (so the estimator re-observes them) and its user anchors come back as `anchor.added`.
     /// - Throws: `PipelineError.badInput` when the dataset cannot be tracked with these options.
     public init(dataset: ASLDataset, options: PipelineOptions = PipelineOptions(),
-                consumers: [any FrameConsumer] = [], writers: [StreamWriter] = []) throws {
+                consumers: [any FrameConsumer] = [], writers: [StreamWriter] = [], worldMap: WorldMap? = nil) throws {
         guard let cam0 = dataset.cameras.first else { throw PipelineError.badInput("\(dataset.path): the dataset has no camera") }
         guard !dataset.imu.samples.isEmpty else { throw PipelineError.badInput("\(dataset.path): the dataset has no IMU samples") }
         if let start = options.start_s {
@@ -169,10 +189,19 @@ public final class TrackingPipeline {
         estimator = VIOEstimator(configuration: options.estimator, cameras: cameras, imu: dataset.imu.calibration)
         session = WorldSession(options: options.world)
         reobserver = options.mapReuse.enabled ? MapReobserver(camera: cam0.calibration, options: options.mapReuse) : nil
+        if (worldMap != nil || options.recordWorldMap) && reobserver == nil {
+            throw PipelineError.badInput("saving or loading a world map needs map reuse (mapReuse.enabled; not --no-map-reuse)")
+        }
+        loadedMap = worldMap
+        relocalizer = worldMap.map { Relocalizer(map: $0, camera: cam0.calibration, options: options.relocalization) }
+        recorder = options.recordWorldMap ? WorldMapRecorder() : nil
         self.consumers = consumers
         self.writers = writers
         profiler = StageProfiler(warmupFrames: options.profileWarmupFrames)
     }
+
+    /// Time of the first frame the run processes (set when `run` starts), ns.
+    public private(set) var firstFrame_ns: TimestampNs?
 
     /// What the run had done when it last stopped, normally or not: after a thrown error this is the
     /// summary up to the last completed frame (so a caller can still report and save it).
@@ -205,6 +234,7 @@ public final class TrackingPipeline {
         guard let firstFrameT = frames.first(where: { $0.t_ns >= startT })?.t_ns else {
             throw PipelineError.badInput("\(dataset.path): no camera frames after \(options.start_s ?? 0) s")
         }
+        firstFrame_ns = firstFrameT
         let endT: TimestampNs = options.max_s.map { firstFrameT + Time.nanoseconds($0) } ?? TimestampNs.max
         let inRange = frames.filter { $0.t_ns >= startT && $0.t_ns <= endT }
         let totalFrames = inRange.count
@@ -228,7 +258,8 @@ public final class TrackingPipeline {
                                    dataset_s: Time.seconds(max(lastT, dataEnd) - firstFrameT),
                                    wall_s: wall, stages: profiler.statistics, total: profiler.total,
                                    secondsToNormal: firstNormalT.map { Time.seconds($0 - firstFrameT) },
-                                   skippedImages: skipped, stoppedEarly: stoppedEarly, lastEstimate: lastEstimate)
+                                   skippedImages: skipped, stoppedEarly: stoppedEarly, lastEstimate: lastEstimate,
+                                   relocalization: relocalizer?.result)
         }
         summarySoFar = nil
         defer { if summarySoFar == nil { summarySoFar = summary(completed: false) } }
@@ -281,6 +312,26 @@ public final class TrackingPipeline {
                     if let refined { estimate = refined }
                 }
             }
+            // A loaded world map: found, then reported in its frame (the estimator keeps its own).
+            var restored: [AnchorEvent] = []
+            if let relocalizer {
+                try profiler.measure(.mapReuse) {
+                    if relocalizer.result == nil, estimate.trackingState == .normal,
+                       let found = try relocalizer.attempt(features.features, image: images.0, T_W_C: estimate.T_W_C, t_ns: left.t_ns) {
+                        restored = relocalized(found, t_ns: left.t_ns)
+                    }
+                }
+                if let found = relocalizer.result {
+                    estimate = estimate.transformed(by: found.T_Ws_W)
+                } else if estimate.trackingState != .notAvailable {
+                    estimate.trackingState = .limited(.relocalizing)
+                }
+            }
+            lastFrame_ns = left.t_ns
+            if let recorder, let reobserver, estimate.trackingState == .normal {
+                recorder.consider(features.features, T_W_C: estimate.T_W_C, t_ns: left.t_ns, reobserver: reobserver)
+                recorder.add(estimate.landmarks, t_ns: left.t_ns, reobserver: reobserver)
+            }
 
             lastEstimate = estimate
             let usable = TrackingPipeline.isUsable(estimate.trackingState)
@@ -306,7 +357,7 @@ public final class TrackingPipeline {
                     records.append(WorldInputRecord(worldInput, includeCamera: streamedCamera != worldInput.camera))
                     streamedCamera = worldInput.camera
                 }
-                records += worldFrame.events.map { AnchorEventRecord($0, convention: convention) }
+                records += (restored + worldFrame.events).map { AnchorEventRecord($0, convention: convention) }
                 for consumer in consumers { records += try consumer.consume(worldFrame) }
                 for writer in writers { try writer.write(records) }
                 return records
@@ -338,6 +389,35 @@ public final class TrackingPipeline {
         let done = summary(completed: !stoppedEarly)
         summarySoFar = done
         return done
+    }
+
+    /// The loaded map was found: its points join the map reuse (in the run's frame) and the world layer's landmark map
+    /// (in the map's frame, which the world layer reports in), and its planes and anchors come back.
+    private func relocalized(_ found: Relocalization, t_ns: TimestampNs) -> [AnchorEvent] {
+        guard let loadedMap else { return [] }
+        let T_W_Ws = found.T_Ws_W.inverse
+        // The alignment is known to a few centimetres and a fraction of a degree: say so to the filter, so that the map's
+        // points, re-observed from the next frame on, pull its pose onto the map instead of being gated out.
+        estimator.inflateGauge(yaw_rad: options.relocalization.alignmentYawStd_rad, position_m: options.relocalization.alignmentStd_m)
+        reobserver?.insert(loadedMap.points.filter { $0.std_m <= options.mapReuse.maxPointStd_m }.map {
+            MapReobserver.MapPoint(id: Self.loadedIdBase + $0.id, p_W: T_W_Ws.act($0.p_W), std_m: $0.std_m,
+                                   descriptor: $0.descriptor, lastSeen_ns: t_ns)
+        }, t_ns: t_ns)
+        let planes = loadedMap.planes.map { WorldMapConversion.plane(restoring: $0, t_ns: t_ns) }
+        let landmarks = loadedMap.points.map { Landmark(id: Self.loadedIdBase + $0.id, p_W: $0.p_W, std_m: $0.std_m) }
+        return session.restore(planes: planes, landmarks: landmarks, t_ns: t_ns)
+            + loadedMap.anchors.map { session.restoreAnchor(id: $0.id, name: $0.name, T_W_A: $0.T_W_A, t_ns: t_ns) }
+    }
+
+    /// The world map as it stands (after `run`, or after it stopped): the map reuse's points, the keyframes
+    /// (with `recordWorldMap`), planes and user anchors, in the reported frame (a loaded map's once it was found).
+    /// A run that loaded a map and never found it returns the loaded map unchanged (nothing it saw can be placed in it).
+    public func worldMap() -> WorldMap {
+        if let loadedMap, relocalizer?.result == nil { return loadedMap }
+        return WorldMapConversion.map(points: reobserver?.mapPoints ?? [], recorded: recorder,
+                                      T_Ws_W: relocalizer?.result?.T_Ws_W ?? .identity,
+                                      loaded: loadedMap.map { ($0.points, $0.keyframes, Self.loadedIdBase) }, session: session,
+                                      saved_ns: lastFrame_ns)
     }
 
     /// The time `start_s` seconds after the dataset's first frame, ns (saturating: a start past the end of the

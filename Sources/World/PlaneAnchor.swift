@@ -107,3 +107,14 @@ public struct PlaneAnchor: Equatable, Sendable {
         return SO3(matrix: Mat3(columns: x, y, n))
     }
 }
+
+extension PlaneAnchor {
+    /// A plane restored from a saved world (its stored fields); `center` and `extent` are computed from the boundary.
+    public init(restoring id: String, alignment: PlaneAlignment, classification: PlaneClassification, T_W_P: SE3,
+                boundaryLocal: [Vec2], offset_m: Double, offsetStd_m: Double, pointCount: Int, t_ns: TimestampNs) {
+        self.init(id: id, alignment: alignment, classification: classification, T_W_P: T_W_P, center: T_W_P.translation,
+                  extent: PlaneExtent(width: 0, length: 0, yaw: 0), boundaryLocal: boundaryLocal, offset_m: offset_m,
+                  offsetStd_m: offsetStd_m, pointCount: pointCount, firstSeen_ns: t_ns, lastUpdated_ns: t_ns)
+        refreshExtent()
+    }
+}

@@ -123,6 +123,16 @@ public struct PlaneTracker: Sendable {
     /// Removes every plane (ids keep counting).
     public mutating func removeAll() { planes.removeAll(); missedPasses.removeAll() }
 
+    /// Adds a plane saved by an earlier session (a loaded world map), keeping its id when no plane has it (a new
+    /// `plane-N` otherwise); planes detected later get higher numbers. Returns the plane as added.
+    public mutating func restore(_ plane: PlaneAnchor) -> PlaneAnchor {
+        var p = plane
+        if self.plane(id: p.id) != nil { p.id = "plane-\(nextId)"; nextId += 1 }
+        if p.id.hasPrefix("plane-"), let n = Int(p.id.dropFirst("plane-".count)) { nextId = max(nextId, n + 1) }
+        planes.append(p)
+        return p
+    }
+
     // MARK: Matching and refinement
 
     func matchesCandidate(_ p: PlaneAnchor, _ candidate: PlaneCandidate) -> Bool {

@@ -1,3 +1,4 @@
+import Estimation
 import Foundation
 import Geometry
 import Sensors
@@ -263,6 +264,29 @@ public final class WorldSession {
             a.planeId = pid
             a.T_P_A = plane.T_W_P.inverse * T_W_A
         }
+        userAnchors.append(a)
+        return AnchorEvent(change: .added, t_ns: t_ns, anchor: .user(a))
+    }
+
+    /// Brings back what an earlier session saved (a loaded world map, already in this session's world frame): its
+    /// planes, with their ids (`anchor.added` events, returned), and its points, which join the landmark map so that
+    /// plane detection and raycasts use them as they use the landmarks of this session.
+    @discardableResult
+    public func restore(planes: [PlaneAnchor], landmarks: [Landmark], t_ns: TimestampNs) -> [AnchorEvent] {
+        map.integrate(landmarks, at: t_ns)
+        return planes.map { AnchorEvent(change: .added, t_ns: t_ns, anchor: .plane(planeTracker.restore($0))) }
+    }
+
+    /// Brings back a user anchor saved by an earlier session (a loaded world map), with its id when no anchor has it
+    /// yet (a new `anchor-N` otherwise); anchors added later get higher numbers. Not attached to a plane. Returns its
+    /// `anchor.added` event.
+    @discardableResult
+    public func restoreAnchor(id: String, name: String?, T_W_A: SE3, t_ns: TimestampNs) -> AnchorEvent {
+        let number = id.hasPrefix("anchor-") ? Int(id.dropFirst("anchor-".count)) : nil
+        let free = userAnchor(id: id) == nil
+        let a = UserAnchor(id: free ? id : "anchor-\(nextAnchorId)", name: name, T_W_A: T_W_A, planeId: nil, T_P_A: nil,
+                           created_ns: t_ns)
+        if !free { nextAnchorId += 1 } else if let number { nextAnchorId = max(nextAnchorId, number + 1) }
         userAnchors.append(a)
         return AnchorEvent(change: .added, t_ns: t_ns, anchor: .user(a))
     }

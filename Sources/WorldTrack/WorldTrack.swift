@@ -14,3 +14,4 @@
 @_exported import StreamFormat
 @_exported import Vision
 @_exported import World
+@_exported import WorldMap

@@ -33,6 +33,7 @@ struct EvalCommand: ParsableCommand {
           worldtrack eval --estimate est.tum --groundtruth gt.tum --align sim3 --json
           worldtrack eval --estimate est.tum --groundtruth gt.tum --plot /tmp/plots
           worldtrack eval --estimate est.tum --groundtruth gt.tum --align-first 100
+          worldtrack eval --estimate run2.tum --groundtruth DATASET --alignment-of run1.tum
         """
     )
 
@@ -44,6 +45,9 @@ struct EvalCommand: ParsableCommand {
 
     @Option(name: .long, help: "Alignment: posyaw (4-DoF), se3, sim3 or none.")
     var align: AlignmentMethod = .posyaw
+
+    @Option(name: .customLong("alignment-of"), help: "Do not align the estimate: apply the alignment (--align method) computed for this other trajectory against the same ground truth. Compares a run that loaded a saved world map (run --load-map) with the ground truth in the frame of the run that saved it.")
+    var alignmentOf: String?
 
     @Option(name: .customLong("align-first"), help: "Align on the first N associated poses only.")
     var alignFirst: Int?
@@ -78,6 +82,14 @@ struct EvalCommand: ParsableCommand {
         if let plot { try Self.checkPlotFolder(plot) }
         let report: EvaluationReport
         do {
+            var options = options
+            if let alignmentOf {
+                let reference: LoadedTrajectory
+                do { reference = try TrajectoryLoader.load(path: alignmentOf, includeLimited: includeLimited) } catch let error as TrajectoryLoadError {
+                    throw CLIError.badInput("--alignment-of: \(error.description)")
+                }
+                options.fixedAlignment = try Evaluator.evaluate(estimate: reference.poses, groundTruth: gt.poses, options: options).transform
+            }
             report = try Evaluator.evaluate(estimate: est.poses, groundTruth: gt.poses, options: options)
         } catch let error as EvaluationError {
             throw CLIError.badInput(error.description)

@@ -11,7 +11,8 @@ enum EvalTable {
         let o = r.options
         lines.append("pairs        \(r.pairs.count) within \(f(Double(o.maxDt_ns) * 1e-9, 3)) s (\(o.association.rawValue)), "
                      + "\(f(r.duration_s, 2)) s, path \(f(r.pathLength_m, 2)) m")
-        let alignNote = o.alignFirst == nil ? " on all pairs" : " on the first \(r.alignedOn) pairs"
+        let alignNote = o.fixedAlignment != nil ? " of the --alignment-of trajectory (the estimate itself is not aligned)"
+            : o.alignFirst == nil ? " on all pairs" : " on the first \(r.alignedOn) pairs"
         lines.append("alignment    \(o.alignment.rawValue)\(alignNote)")
         lines.append("")
         let p = r.ate.position, q = r.ate.rotation

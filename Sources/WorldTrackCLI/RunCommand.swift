@@ -126,7 +126,13 @@ struct RunCommand: ParsableCommand {
     @Option(name: .customLong("mcap-images"), help: "With --mcap: record every N-th frame's camera image (the dataset's PNG bytes; 1: every frame, ~0.3 MB each at 752×480; 0: none).")
     var mcapImages: Int = 2
 
-    @Flag(help: "Allow --trajectory, --summary-json and --mcap to replace existing files.")
+    @Option(name: .customLong("save-map"), help: "Write the world map (map points with descriptors, keyframes, planes, user anchors; docs/WORLDMAP.md) to this file when the run ends, also when it is stopped (refuses to overwrite; see --force).")
+    var saveMap: String?
+
+    @Option(name: .customLong("load-map"), help: "Relocalise in a world map written by --save-map: the run reports limited(relocalizing) until it finds the map, then its poses, planes and anchors in the map's world frame; the map's anchors come back as anchor.added.")
+    var loadMap: String?
+
+    @Flag(help: "Allow --trajectory, --summary-json, --mcap and --save-map to replace existing files.")
     var force = false
 
     func validate() throws {
@@ -147,13 +153,17 @@ struct RunCommand: ParsableCommand {
         }
 
         // Every output path is checked before anything is read (exit 2 naming it).
-        let outputs = [("--trajectory", trajectory), ("--summary-json", summaryJSON), ("--mcap", mcap)].compactMap { o in o.1.map { (o.0, $0) } }
+        if noMapReuse && (saveMap != nil || loadMap != nil) {
+            throw CLIError.badInput("--save-map and --load-map need map reuse: drop --no-map-reuse")
+        }
+        let outputs = [("--trajectory", trajectory), ("--summary-json", summaryJSON), ("--mcap", mcap), ("--save-map", saveMap)].compactMap { o in o.1.map { (o.0, $0) } }
         for (option, path) in outputs { try OutputPath.checkFile(path, option: option, force: force) }
         for (i, a) in outputs.enumerated() {
             for b in outputs[(i + 1)...] where URL(fileURLWithPath: a.1).standardizedFileURL == URL(fileURLWithPath: b.1).standardizedFileURL {
                 throw CLIError.badInput("\(a.0) and \(b.0) name the same file \(a.1)")
             }
         }
+        let loadedMap = try loadMap.map(RunWorldMap.load)
         // Consumers check their own outputs (burst: out= must be a new or empty folder) when made.
         let consumerObjects: [any FrameConsumer]
         do { consumerObjects = try consumers.map { try ConsumerFactory.make($0, convention: convention) } } catch {
@@ -191,6 +201,7 @@ struct RunCommand: ParsableCommand {
         options.streamPoints = streamPoints
         options.convention = convention
         options.streamWorldInput = streamWorldInput
+        options.recordWorldMap = saveMap != nil
         // The flags override the configuration file only when given.
         if noMapReuse { options.mapReuse.enabled = false }
         if calibratedIMUNoise { options.estimator.state.adaptiveIMUNoise = false }
@@ -225,7 +236,8 @@ struct RunCommand: ParsableCommand {
         let recorder: MCAPRecorder?
         do {
             do {
-                pipeline = try TrackingPipeline(dataset: data, options: options, consumers: consumerObjects, writers: writers)
+                pipeline = try TrackingPipeline(dataset: data, options: options, consumers: consumerObjects, writers: writers,
+                                             worldMap: loadedMap)
             } catch let error as PipelineError {
                 throw CLIError.badInput(error.description)
             }
@@ -279,6 +291,7 @@ struct RunCommand: ParsableCommand {
         // Save first, report after: the trajectory keeps every pose computed, whatever happened.
         let trajectoryError = trajectoryFile?.close()
         let mcapError = recorder?.close()
+        let mapError = saveMap.flatMap { RunWorldMap.save(pipeline, to: $0, log: log) }
         let childStatus = child.map { ExternalPipe.finish($0) }
         let kept = result.map { "\($0.bodyTrajectory.count)" } ?? "0"
         let keptNote = trajectory.map { " (\($0) keeps the \(kept) poses computed)" } ?? ""
@@ -300,8 +313,10 @@ struct RunCommand: ParsableCommand {
             log.summary(result)
             if let last = result.lastEstimate { log.line(calibrationNote(last, options: pipeline.options, calibration: pipeline.dataset.cameras[0].calibration.T_B_C)) }
             if profile { Stderr.write(ProfileReport.text(result) + "\n") }
+            if let loadMap { log.line(RunWorldMap.note(result, map: loadMap, firstFrame_ns: pipeline.firstFrame_ns)) }
         }
         if let outcome { throw outcome }
+        if let mapError { throw CLIError.failure(mapError) }
     }
 
     /// The calibration the run ended with: the camera–IMU time offset, and with `--refine-extrinsics` how far camera

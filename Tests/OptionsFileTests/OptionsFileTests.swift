@@ -16,12 +16,12 @@ import Testing
         }
     }
 
-    @Test("every stored option below frontend, estimator, world and mapReuse is a setting (or listed as not in the file)")
+    @Test("every stored option below frontend, estimator, world, mapReuse and relocalization is a setting (or listed as not in the file)")
     func everyOptionIsASetting() {
         let defaults = PipelineOptions()
         var leaves: [String] = []
         for (name, value) in [("frontend", defaults.frontend as Any), ("estimator", defaults.estimator), ("world", defaults.world),
-                              ("mapReuse", defaults.mapReuse)] {
+                              ("mapReuse", defaults.mapReuse), ("relocalization", defaults.relocalization)] {
             leaves += Self.leafPaths(value, prefix: name)
         }
         let keys = Set(Settings.all.map(\.key))

@@ -1,0 +1,185 @@
+import Estimation
+import Foundation
+import Geometry
+import Imaging
+import Sensors
+import Vision
+import WorldMap
+
+/// Settings of `Relocalizer`.
+public struct RelocalizationOptions: Equatable, Sendable {
+    /// Largest Hamming distance of a descriptor match (of 256 bits).
+    public var maxHamming = 64
+    /// Lowe's ratio on Hamming distances: the best map point must beat the second best by this factor.
+    public var ratio = 0.9
+    /// A match is an inlier when its map point projects within this distance of the feature, pixels.
+    public var inlierThreshold_px = 4.0
+    /// Matches are pooled over this many frames (the latest per map point).
+    public var windowFrames = 10
+    /// An alignment is a candidate only with at least this many inliers (distinct map points) …
+    public var minInliers = 15
+    /// … making at least this fraction of the pooled matches.
+    public var minInlierFraction = 0.2
+    /// An alignment is ambiguous (no candidate) when the matches outside its inliers support another one with at least
+    /// this fraction of its inliers.
+    public var ambiguityRatio = 0.5
+    /// RANSAC samples (three matches each) per frame.
+    public var ransacIterations = 300
+    /// Two candidates agree when their translations differ by at most this, metres …
+    public var agreement_m = 0.05
+    /// … and their yaws by at most this, radians (2°).
+    public var agreement_rad = 2 * Double.pi / 180
+    /// The candidate that confirms another comes this many frames after it (at most twice as many).
+    public var verifyAfterFrames = 3
+    /// Once accepted, the alignment's 1-σ in position, metres, per axis …
+    public var alignmentStd_m = 0.05
+    /// … and in yaw, radians (2°), added to the filter's gauge so that the map's points pull its pose onto the map.
+    public var alignmentYawStd_rad = 0.035
+    /// Defaults.
+    public init() {}
+}
+
+/// What a relocalisation found.
+public struct Relocalization: Equatable, Sendable {
+    /// Time of the frame that confirmed it, ns.
+    public var t_ns: TimestampNs
+    /// The saved map's frame from the run's own world frame: `p_Ws = T_Ws_W · p_W` (a yaw and a translation).
+    public var T_Ws_W: SE3
+    /// Inliers (distinct map points) of the confirming candidate.
+    public var inliers: Int
+}
+
+/// Finds a loaded world map in the live frames: the features' ORB descriptors (computed where they are now) are
+/// matched against the map points' by brute force with Lowe's ratio. The matches of the last `windowFrames` frames
+/// are pooled (each with its own camera pose from the filter, which is consistent over a fraction of a second; one
+/// per map point, the latest), so a view that shows few map points at a time still gathers enough. A 4-DoF RANSAC
+/// (`YawTranslationSolver`, three matches per sample: gravity is known, so the cameras' tilt comes from the filter)
+/// finds the yaw and translation between the map's frame and the run's; a candidate needs `minInliers` inliers and
+/// no rival alignment among the other matches (a repeating scene), and is accepted when the candidate found
+/// `verifyAfterFrames` frames later (mostly other frames' matches) agrees with it. Deterministic (the RANSAC's
+/// generator is seeded with the frame time).
+final class Relocalizer {
+    private typealias Match = (correspondence: YawTranslationSolver.Correspondence, mapIndex: Int, frame: Int)
+    private let points: [WorldMap.MapPoint]
+    private let camera: CameraCalibration
+    private let options: RelocalizationOptions
+    /// The pooled matches of the last frames, by map point index.
+    private var window: [Int: Match] = [:]
+    private var frame = 0
+    private var pending: (frame: Int, T: SE3)?
+    /// The accepted alignment, once found.
+    private(set) var result: Relocalization?
+
+    init(map: WorldMap, camera: CameraCalibration, options: RelocalizationOptions) {
+        self.points = map.points
+        self.camera = camera
+        self.options = options
+    }
+
+    /// Tries this frame (camera 0 at `T_W_C` in the run's frame, from a converged filter). Returns the alignment
+    /// when this frame confirms it.
+    func attempt(_ features: [TrackedFeature], image: GrayImage, T_W_C: SE3, t_ns: TimestampNs) throws -> Relocalization? {
+        guard result == nil, !points.isEmpty else { return result }
+        frame += 1
+        let descriptors = try ORBDescriptor.compute(image, at: features.map { SIMD2<Float>(Float($0.pixel.x), Float($0.pixel.y)) })
+        // Brute-force matching, one feature per map point (the closest wins).
+        var byPoint: [Int: (feature: Int, distance: Int)] = [:]
+        for (i, d) in descriptors.enumerated() {
+            guard let d else { continue }
+            var best = (index: -1, distance: Int.max), second = Int.max
+            for (j, p) in points.enumerated() {
+                let h = d.hammingDistance(to: p.descriptor)
+                if h < best.distance { second = best.distance; best = (j, h) } else if h < second { second = h }
+            }
+            guard best.index >= 0, best.distance <= options.maxHamming,
+                  second == Int.max || Double(best.distance) < options.ratio * Double(second) else { continue }
+            if let other = byPoint[best.index], other.distance <= best.distance { continue }
+            byPoint[best.index] = (i, best.distance)
+        }
+        let R = T_W_C.rotation, o = T_W_C.translation
+        window = window.filter { frame - $0.value.frame < options.windowFrames }
+        for (index, match) in byPoint {
+            let n = features[match.feature].normalized
+            let a = R.act(Vec3(n.x, n.y, 1)).normalized
+            window[index] = (.init(p_Ws: points[index].p_W, a_W: a, o_W: o, std_m: points[index].std_m), index, frame)
+        }
+        let matches = window.sorted { $0.key < $1.key }.map(\.value.correspondence)
+        guard matches.count >= max(options.minInliers, 3),
+              let (T, inliers) = ransac(matches, t_ns: t_ns), inliers.count >= options.minInliers,
+              Double(inliers.count) >= options.minInlierFraction * Double(matches.count) else { return nil }
+        if let p = pending, frame - p.frame > 2 * options.verifyAfterFrames { pending = nil }
+        guard let p = pending else { pending = (frame, T); return nil }
+        guard frame - p.frame >= options.verifyAfterFrames else { return nil }
+        guard agree(p.T, T) else { pending = (frame, T); return nil }
+        result = Relocalization(t_ns: t_ns, T_Ws_W: T, inliers: inliers.count)
+        return result
+    }
+
+    private func agree(_ a: SE3, _ b: SE3) -> Bool {
+        var dyaw = a.rotation.yaw - b.rotation.yaw
+        dyaw = atan2(sin(dyaw), cos(dyaw))
+        return (a.translation - b.translation).norm <= options.agreement_m && abs(dyaw) <= options.agreement_rad
+    }
+
+    /// The best alignment of the matches and its inliers, unless the matches left out of it support another alignment
+    /// almost as well (at least `ambiguityRatio` of its inliers, and `minInliers / 2`): a scene that repeats itself (a
+    /// tiled floor, a texture that repeats along a wall) offers two consistent places, and choosing one would be a guess.
+    private func ransac(_ matches: [YawTranslationSolver.Correspondence], t_ns: TimestampNs) -> (SE3, [YawTranslationSolver.Correspondence])? {
+        var random = SeededRandom(seed: UInt64(bitPattern: t_ns) ^ 0x5EED_5EED)
+        guard let (T, inliers) = bestAlignment(matches, random: &random) else { return nil }
+        let taken = Set(inliers)
+        let rest = matches.indices.filter { !taken.contains($0) }
+        if rest.count >= 3, let (T2, inliers2) = bestAlignment(rest.map { matches[$0] }, random: &random),
+           Double(inliers2.count) >= options.ambiguityRatio * Double(inliers.count), 2 * inliers2.count >= options.minInliers,
+           !agree(T, T2) {
+            return nil
+        }
+        return (T, inliers.map { matches[$0] })
+    }
+
+    /// RANSAC over three-match samples; the winner refitted on its inliers (twice). Inliers are matches whose map point
+    /// lies within `inlierThreshold_px / fx` radians of its ray.
+    private func bestAlignment(_ matches: [YawTranslationSolver.Correspondence], random: inout SeededRandom) -> (SE3, [Int])? {
+        let threshold = options.inlierThreshold_px / camera.model.intrinsics.fx
+        func inliers(_ T_Ws_W: SE3) -> [Int] {
+            let T_W_Ws = T_Ws_W.inverse
+            return matches.indices.filter { i in
+                let d = T_W_Ws.act(matches[i].p_Ws) - matches[i].o_W
+                let along = d.dot(matches[i].a_W)
+                guard along > 0.05 else { return false }
+                return (d - along * matches[i].a_W).norm / along <= threshold
+            }
+        }
+        var best: [Int] = []
+        let n = matches.count
+        for _ in 0..<options.ransacIterations {
+            let i = random.int(n), j = random.int(n), k = random.int(n)
+            guard i != j, j != k, i != k, let T = YawTranslationSolver.solve([matches[i], matches[j], matches[k]], reweightings: 0) else { continue }
+            let set = inliers(T)
+            if set.count > best.count { best = set }
+        }
+        guard best.count >= 3 else { return nil }
+        var T: SE3?
+        for _ in 0..<2 {
+            guard let refit = YawTranslationSolver.solve(best.map { matches[$0] }, rayStd_rad: 1 / camera.model.intrinsics.fx) else { break }
+            T = refit
+            let set = inliers(refit)
+            if set.count < 3 { break }
+            best = set
+        }
+        return T.map { ($0, best) }
+    }
+}
+
+extension EstimatorOutput {
+    /// The output with its poses, velocity and landmarks moved into another gravity-aligned frame: `T_Ws_W` maps the
+    /// estimator's frame W into it. Biases (body frame) and uncertainties are unchanged.
+    func transformed(by T_Ws_W: SE3) -> EstimatorOutput {
+        var out = self
+        out.T_W_B = T_Ws_W * T_W_B
+        out.T_W_C = T_Ws_W * T_W_C
+        out.v_W = T_Ws_W.rotation.act(v_W)
+        out.landmarks = landmarks.map { Landmark(id: $0.id, p_W: T_Ws_W.act($0.p_W), std_m: $0.std_m) }
+        return out
+    }
+}
