@@ -10,10 +10,12 @@ import PackageDescription
 
 /// OpenCV modules the C-interop layer uses (`opencv_tracking`, from `libopencv-contrib-dev`, which Debian's
 /// `libopencv-dev` depends on, only for the object consumer's CSRT tracker). Linking only these (not pkg-config's list of ~55 modules, which
-/// brings in Qt, VTK and HDF5) keeps start-up fast and the dependency surface small. The headers come from
+/// brings in Qt, VTK and HDF5) keeps start-up fast and the dependency surface small. Not `opencv_imgcodecs`: it
+/// pulls in GDAL, GDCM, HDF5 and about a hundred other libraries (32 MB resident); PNG and JPEG go through libpng
+/// and libjpeg directly (`wt_codecs.cpp`). The headers come from
 /// pkg-config through the `COpenCVSystem` target (see there).
 let openCVLibraries: [LinkerSetting] = [
-    "opencv_core", "opencv_imgproc", "opencv_imgcodecs",
+    "opencv_core", "opencv_imgproc",
     "opencv_features2d", "opencv_video", "opencv_calib3d", "opencv_tracking",
 ].map { .linkedLibrary($0) }
 
@@ -52,8 +54,10 @@ let package = Package(
             name: "COpenCV",
             dependencies: ["COpenCVSystem"],
             path: "Sources/COpenCV",
-            // ISA-L (Debian libisal-dev): the fast grayscale PNG decoder's inflate and CRC.
-            linkerSettings: openCVLibraries + [.linkedLibrary("isal"), .linkedLibrary("stdc++")]
+            // ISA-L (Debian libisal-dev): the fast grayscale PNG decoder's inflate and CRC; libpng16 (libpng-dev) and
+            // libjpeg-turbo (libjpeg-dev): every other PNG and JPEG decode, and the encoders.
+            linkerSettings: openCVLibraries + [.linkedLibrary("isal"), .linkedLibrary("png16"), .linkedLibrary("jpeg"),
+                                               .linkedLibrary("stdc++")]
         ),
 
         // MARK: Foundations

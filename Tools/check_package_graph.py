@@ -15,7 +15,8 @@ What it checks (python3 standard library only; reads `swift package dump-package
 - no target uses `unsafeFlags` (SwiftPM refuses them in a package that is used as a dependency);
 - the module and product tables between the `<!-- package-graph:... -->` markers of docs/ARCHITECTURE.md are
   the ones this script generates (targets, jobs, dependencies, linked libraries);
-- with --check-links BINARY: the binary needs no OpenCV module beyond those COpenCV links by name.
+- with --check-links BINARY: the binary needs no OpenCV module beyond those COpenCV links by name, and does not
+  load libopencv_imgcodecs at all (not even through another library).
 """
 
 import argparse
@@ -191,8 +192,14 @@ def check_links(manifest, binary):
     if extra:
         return [f"{binary} needs {len(extra)} OpenCV modules that Package.swift does not link by name "
                 f"({', '.join(extra[:5])}, ...): a system-library target's pkg-config Libs reached the link"]
+    # imgcodecs alone loads 117 libraries (GDAL, GDCM, HDF5, poppler, ...: 32 MB resident); PNG and JPEG go through
+    # libpng and libjpeg directly (Sources/COpenCV/wt_codecs.cpp), so it must not come back, not even indirectly.
+    loaded = subprocess.run(["ldd", binary], capture_output=True, text=True)
+    if loaded.returncode == 0 and "libopencv_imgcodecs" in loaded.stdout:
+        return [f"{binary} loads libopencv_imgcodecs (directly or through another library): PNG/JPEG must go "
+                f"through libpng/libjpeg (wt_codecs.cpp), not imgcodecs and its ~117 dependencies"]
     print(f"check_package_graph: {os.path.relpath(binary, ROOT)} needs {len(needed)} OpenCV modules, "
-          f"all linked by name")
+          f"all linked by name, and does not load imgcodecs")
     return []
 
 

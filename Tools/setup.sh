@@ -4,7 +4,7 @@
 # Needs: Swift 6 toolchain on PATH (https://swift.org/install), root or sudo for apt-get.
 set -euo pipefail
 
-packages=(libopencv-dev liblapacke-dev libisal-dev pkg-config python3 python3-venv)
+packages=(libopencv-dev liblapacke-dev libisal-dev libpng-dev libjpeg-dev pkg-config python3 python3-venv)
 
 missing=()
 for p in "${packages[@]}"; do

@@ -3,7 +3,7 @@
 #   1. Tools/setup.sh: system packages and Swift packages
 #   2. Tools/check_package_graph.py: Package.swift's edges are exactly the imports, no unsafeFlags,
 #      docs/ARCHITECTURE.md's module table is current
-#   3. the release build the tests use, and a check that `worldtrack` links no OpenCV module beyond the seven
+#   3. the release build the tests use, and a check that `worldtrack` links no OpenCV module beyond the six
 #      COpenCV names (pkg-config's full list makes start-up slow)
 #   4. Examples/Downstream: a package that depends on WorldTrack by path, built (debug) and run on 3 s of
 #      a simulated room

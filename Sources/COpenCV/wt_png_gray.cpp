@@ -1,12 +1,12 @@
 // A fast decoder for the PNG files camera datasets store: grayscale, 8 or 16 bits, not interlaced.
 // Whole-buffer inflate with ISA-L's igzip (on the simulated room frames about 1.4x libdeflate's
 // speed, 3x zlib's), chunk CRCs and the zlib checksum checked, rows unfiltered in place. It yields
-// exactly what OpenCV's libpng path (cv::imdecode with IMREAD_GRAYSCALE) yields: 8-bit samples as
-// stored, 16-bit samples reduced to their high byte (libpng's png_set_strip_16).
-// Anything else, or any inconsistency in the data, is left to OpenCV (see wt_codecs.cpp), so the
-// error messages and the handling of unusual files stay OpenCV's. check_png_image_data runs the same
+// exactly what the libpng path (wt_codecs.cpp, libpng called as OpenCV's cv::imdecode with IMREAD_GRAYSCALE
+// called it) yields: 8-bit samples as stored, 16-bit samples reduced to their high byte (png_set_strip_16).
+// Anything else, or any inconsistency in the data, is left to that libpng path, so the error messages
+// and the handling of unusual files stay libpng's. check_png_image_data runs the same
 // chunk walk and inflate over PNGs of any colour type, so corrupt colour files are named here too
-// (libpng would print its own error line on stderr).
+// (with the same messages as grayscale ones).
 #include "wt_png_gray.hpp"
 #include <isa-l/crc.h>
 #include <isa-l/igzip_lib.h>

@@ -18,12 +18,13 @@ enum class PngGrayResult {
     outOfMemory,
     /// A grayscale PNG whose image data is certainly broken in a way libpng also rejects (an IDAT checksum
     /// that does not match, invalid or too little compressed data, an unknown row filter): `*problem` says
-    /// what, and OpenCV is not asked (libpng would print its own error line on stderr).
+    /// what, and libpng is not asked (it would name the same problem in its own words).
     corrupt,
 };
 
 /// Decodes `data` when it is a grayscale, 8- or 16-bit, non-interlaced PNG, to 8-bit gray exactly as
-/// OpenCV's imdecode(IMREAD_GRAYSCALE) does (16-bit samples keep their high byte).
+/// OpenCV's imdecode(IMREAD_GRAYSCALE) did and the libpng path in wt_codecs.cpp does (16-bit samples keep their
+/// high byte).
 PngGrayResult decode_png_gray(const uint8_t *data, size_t size, uint8_t **out_pixels, int32_t *out_width,
                               int32_t *out_height, std::string *problem = nullptr);
 
@@ -39,8 +40,8 @@ enum class PngDataCheck {
 };
 
 /// Checks the image data of a PNG of any colour type and bit depth (non-interlaced) without decoding the pixels:
-/// what libpng would reject while decoding, found before OpenCV's libpng path is asked (libpng prints its own
-/// `libpng error:` line on stderr, which a caller cannot silence). Costs one inflate of the image data.
+/// what libpng would reject while decoding, found before the libpng path (wt_codecs.cpp) is asked, so a corrupt
+/// colour file fails with the same message as a grayscale one. Costs one inflate of the image data.
 PngDataCheck check_png_image_data(const uint8_t *data, size_t size, std::string *problem = nullptr);
 
 } // namespace wt

@@ -1,13 +1,14 @@
 import COpenCV
 
-/// Image file decoding and encoding (decodes PNG, JPEG and the other formats OpenCV's imgcodecs
-/// reads; encodes PNG and JPEG).
+/// Image file decoding and encoding: PNG and JPEG (other formats throw `ImagingError.decode`, "unsupported image
+/// format").
 ///
-/// Decoding yields the stored pixels (EXIF orientation is ignored). Grayscale 8- and 16-bit PNGs (the
-/// camera datasets' format) decode to gray through a faster decoder (ISA-L inflate) to the same pixels as
-/// OpenCV's (16-bit samples keep their high byte); every other file goes through OpenCV. Truncated or corrupt PNG and
-/// JPEG data throws `ImagingError.decode` rather than yielding a partial image. PNG output is
-/// lossless, so `decodeGray(data: encodePNG(image)) == image`.
+/// Decoding yields the stored pixels (EXIF orientation is ignored), the ones OpenCV 4.6's `imdecode` gave: libpng and
+/// libjpeg are called the way OpenCV called them (the C layer no longer links OpenCV's imgcodecs). Grayscale 8- and
+/// 16-bit PNGs (the camera datasets' format) decode to gray through a faster decoder (ISA-L inflate) to the same
+/// pixels as libpng's (16-bit samples keep their high byte); every other file goes through libpng or libjpeg.
+/// Truncated or corrupt PNG and JPEG data throws `ImagingError.decode` rather than yielding a partial image. PNG
+/// output is lossless, so `decodeGray(data: encodePNG(image)) == image`.
 public enum ImageCodec {
     /// Decodes an image file to 8-bit gray (colour files are converted with BT.601 luma).
     /// Throws `.fileIO` when the file cannot be read, `.decode` when it is not a valid image.
@@ -92,9 +93,9 @@ public enum ImageCodec {
         return takePixels(buffer, width, height, channels: Int(channels))
     }
 
-    /// Decodes encoded image bytes to 8-bit gray always through OpenCV's imgcodecs, bypassing the fast
-    /// grayscale PNG decoder `decodeGray` uses: the reference that decoder is tested against.
-    static func decodeGrayWithOpenCV(data: [UInt8]) throws -> GrayImage {
+    /// Decodes encoded image bytes to 8-bit gray always through libpng / libjpeg (with OpenCV's transforms),
+    /// bypassing the fast grayscale PNG decoder `decodeGray` uses: the reference that decoder is tested against.
+    static func decodeGrayWithLibpng(data: [UInt8]) throws -> GrayImage {
         var buffer: UnsafeMutablePointer<UInt8>?
         var width: Int32 = 0, height: Int32 = 0
         defer { wt_free(buffer) }
@@ -106,7 +107,7 @@ public enum ImageCodec {
         return GrayImage(width: w, height: h, pixels: pixels)
     }
 
-    /// Decodes with the fast grayscale PNG decoder alone (no OpenCV fallback): for fuzzing that decoder.
+    /// Decodes with the fast grayscale PNG decoder alone (no libpng fallback): for fuzzing that decoder.
     /// Throws `.decode` for corrupt data and for any file that decoder does not handle.
     static func decodeGrayFastPathOnly(data: [UInt8]) throws -> GrayImage {
         var buffer: UnsafeMutablePointer<UInt8>?

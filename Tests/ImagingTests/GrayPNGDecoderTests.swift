@@ -2,24 +2,25 @@ import Foundation
 import Testing
 @testable import Imaging
 
-/// The fast grayscale PNG decoder behind `ImageCodec.decodeGray` against OpenCV's decoder (the
-/// reference, `decodeGrayWithOpenCV`) and against known pixels.
+/// The fast grayscale PNG decoder behind `ImageCodec.decodeGray` against libpng called as OpenCV's decoder called it
+/// (the reference, `decodeGrayWithLibpng`; `CodecReferenceTests` ties that path to OpenCV's own results) and against
+/// known pixels.
 @Suite struct GrayPNGDecoderTests {
     /// 8-bit images with every PNG filter type (None, Sub, Up, Average, Paeth) decode to the pixels written,
-    /// exactly as OpenCV decodes them.
+    /// exactly as libpng decodes them.
     /// Encodes `samples` once per filter list (the row filters cycle through it) and expects our decoder to give
-    /// `expected`, and the same pixels as OpenCV's decoder.
+    /// `expected`, and the same pixels as the libpng path.
     func expectEveryFilterDecodes(_ samples: [UInt16], width: Int, height: Int, bitDepth: UInt8, to expected: GrayImage,
                                   filters: [[UInt8]]) throws {
         for f in filters {
             let png = PNGWriter.gray(width: width, height: height, samples: samples, bitDepth: bitDepth, filters: f)
             let fast = try ImageCodec.decodeGray(data: png)
             #expect(fast == expected, "filters \(f)")
-            #expect(fast == (try ImageCodec.decodeGrayWithOpenCV(data: png)), "filters \(f)")
+            #expect(fast == (try ImageCodec.decodeGrayWithLibpng(data: png)), "filters \(f)")
         }
     }
 
-    @Test func eightBitEveryFilterMatchesOpenCV() throws {
+    @Test func eightBitEveryFilterMatchesLibpng() throws {
         let (w, h) = (53, 37)
         let values = SyntheticImages.quantise(SyntheticImages.texture(width: w, height: h, seed: 11), width: w, height: h)
         let samples = values.pixels.map { UInt16($0) }
@@ -27,9 +28,9 @@ import Testing
                                      filters: [[0], [1], [2], [3], [4], [0, 1, 2, 3, 4]])
     }
 
-    /// 16-bit images (TUM-VI's format) decode to the high byte of each sample, as OpenCV's libpng path
-    /// does; the samples are chosen so that rounding instead of truncating would differ (low byte ≥ 128).
-    @Test func sixteenBitKeepsTheHighByteLikeOpenCV() throws {
+    /// 16-bit images (TUM-VI's format) decode to the high byte of each sample, as the libpng path (OpenCV's
+    /// png_set_strip_16) does; the samples are chosen so that rounding instead of truncating would differ (low byte ≥ 128).
+    @Test func sixteenBitKeepsTheHighByteLikeLibpng() throws {
         let (w, h) = (41, 29)
         var rng = SyntheticImages.LCG(seed: 5)
         let samples = (0..<(w * h)).map { _ in UInt16(truncatingIfNeeded: rng.next() >> 20) }
@@ -39,28 +40,28 @@ import Testing
                                      filters: [[0], [1], [2], [3], [4], [4, 3, 2, 1, 0]])
     }
 
-    /// OpenCV-encoded (compressed) PNGs decode to the image that was encoded.
+    /// Compressed PNGs (our libpng encoder) decode to the image that was encoded.
     @Test func compressedImagesRoundTrip() throws {
         let texture = SyntheticImages.quantise(SyntheticImages.texture(width: 160, height: 90, seed: 3), width: 160, height: 90)
         let encoded = try ImageCodec.encodePNG(texture)
         #expect(try ImageCodec.decodeGray(data: encoded) == texture)
     }
 
-    /// Real camera frames (EuRoC, written by another encoder with mixed filters) decode exactly as OpenCV
-    /// decodes them.
+    /// Real camera frames (EuRoC, written by another encoder with mixed filters) decode exactly as the libpng
+    /// path decodes them.
     @Test(.enabled(if: TestData.eurocFramesArePresent, "needs ../shared/datasets/euroc-v101-micro"))
-    func realImagesMatchOpenCV() throws {
+    func realImagesMatchLibpng() throws {
         let frames = try #require(TestData.eurocCam0Frames())
         for path in frames.prefix(3) {
             let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
-            let reference = try ImageCodec.decodeGrayWithOpenCV(data: bytes)
+            let reference = try ImageCodec.decodeGrayWithLibpng(data: bytes)
             #expect(try ImageCodec.decodeGray(data: bytes) == reference, "\(path)")
             #expect(try ImageCodec.decodeGray(contentsOf: path) == reference, "\(path)")
         }
     }
 
     /// Data the fast decoder does not take (a bad IDAT checksum, an unknown filter type) still fails
-    /// the way OpenCV fails, with a decode error rather than a wrong image.
+    /// the way libpng fails, with a decode error rather than a wrong image.
     @Test func corruptChecksumsAndFiltersThrow() throws {
         let samples = [UInt16](repeating: 77, count: 16 * 8)
         var png = PNGWriter.gray(width: 16, height: 8, samples: samples, bitDepth: 8, filters: [0])

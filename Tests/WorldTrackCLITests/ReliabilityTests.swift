@@ -79,7 +79,7 @@ struct ReliabilityTests {
         let victim = images + "/" + names[60]
         let original = [UInt8](try Data(contentsOf: URL(fileURLWithPath: victim)))
         let corrupt = CorruptPNG.randomImageData(from: original, colourType: 2)
-        #expect(corrupt[25] == 2) // IHDR colour type: RGB (OpenCV's libpng path decodes it, not the grayscale one)
+        #expect(corrupt[25] == 2) // IHDR colour type: RGB (the libpng path decodes it, not the grayscale one)
         try Data(corrupt).write(to: URL(fileURLWithPath: victim))
 
         let tum = dir.path("est.tum"), summary = dir.path("run.json")

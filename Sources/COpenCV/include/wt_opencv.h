@@ -50,19 +50,23 @@ void wt_free(void *buffer);
 
 /* ---------------------------------------------------------------- codecs */
 
-/** Decodes an encoded image (PNG, JPEG, or any format imgcodecs reads) from memory into 8-bit
- *  pixels with `channels` channels (1 = gray, 3 = BGR). On success *out_pixels holds
- *  width*height*channels bytes to release with wt_free. Truncated or corrupt PNG/JPEG data fails
- *  with WT_ERR_DECODE. */
+/** Decodes an encoded PNG or JPEG image from memory into 8-bit pixels with `channels` channels
+ *  (1 = gray, 3 = BGR), to the pixels OpenCV 4.6's cv::imdecode gave (libpng and libjpeg called
+ *  the way it called them; colour to gray with BT.601 luma, 16-bit samples keep their high byte).
+ *  On success *out_pixels holds width*height*channels bytes to release with wt_free. Truncated or
+ *  corrupt PNG/JPEG data fails with WT_ERR_DECODE; so does any other format ("unsupported image
+ *  format (PNG and JPEG are read)"). */
 wt_status wt_decode_memory(const uint8_t *data, size_t size, int32_t channels,
                            uint8_t **out_pixels, int32_t *out_width, int32_t *out_height);
 
-/** wt_decode_memory always through OpenCV's imgcodecs (wt_decode_memory decodes 8- and 16-bit
- *  grayscale PNGs to gray with its own faster decoder, to the same pixels): the reference for tests. */
+/** wt_decode_memory always through libpng / libjpeg, without the fast grayscale PNG decoder and its
+ *  image-data pre-check (wt_decode_memory decodes 8- and 16-bit grayscale PNGs to gray with that
+ *  faster decoder, to the same pixels): the reference for tests. The name is from when this path was
+ *  OpenCV's imgcodecs; it makes the same libpng/libjpeg calls imgcodecs made. */
 wt_status wt_decode_memory_opencv(const uint8_t *data, size_t size, int32_t channels,
                                   uint8_t **out_pixels, int32_t *out_width, int32_t *out_height);
 
-/** Only the fast grayscale PNG decoder, never OpenCV: WT_OK with 8-bit gray pixels, or WT_ERR_DECODE
+/** Only the fast grayscale PNG decoder, never libpng: WT_OK with 8-bit gray pixels, or WT_ERR_DECODE
  *  saying the data is corrupt or not a PNG that decoder handles (for fuzzing that decoder on its own). */
 wt_status wt_decode_png_gray_fast(const uint8_t *data, size_t size,
                                   uint8_t **out_pixels, int32_t *out_width, int32_t *out_height);
