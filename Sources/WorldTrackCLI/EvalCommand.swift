@@ -33,7 +33,8 @@ struct EvalCommand: ParsableCommand {
           worldtrack eval --estimate est.tum --groundtruth gt.tum --align sim3 --json
           worldtrack eval --estimate est.tum --groundtruth gt.tum --plot /tmp/plots
           worldtrack eval --estimate est.tum --groundtruth gt.tum --align-first 100
-          worldtrack eval --estimate run2.tum --groundtruth DATASET --alignment-of run1.tum
+          worldtrack eval --estimate run2.tum --groundtruth DATASET \\
+              --alignment-of run1.tum
         """
     )
 

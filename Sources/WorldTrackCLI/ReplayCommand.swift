@@ -32,8 +32,10 @@ struct ReplayCommand: ParsableCommand {
 
         Examples:
           worldtrack run /tmp/room --stream-world-input > /tmp/room.jsonl
-          worldtrack replay /tmp/room.jsonl --consumer cursor:place=20 --consumer measure:taps=taps.json
-          worldtrack replay /tmp/room.jsonl --realtime --pipe 'jq -c "select(.type==\\"cursor\\")"'
+          worldtrack replay /tmp/room.jsonl --consumer cursor:place=20 \\
+              --consumer measure:taps=taps.json
+          worldtrack replay /tmp/room.jsonl --realtime --consumer cursor \\
+              --pipe 'jq -c "select(.type==\\"cursor\\")"'
         """)
 
     @Argument(help: "The recorded stream (JSON Lines; - for standard input).")
