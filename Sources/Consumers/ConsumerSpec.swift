@@ -115,6 +115,15 @@ public struct ConsumerSpec: Equatable {
         return v
     }
 
+    /// The single time of a key (see `StreamTime`; error if it lists several).
+    public func singleTime(_ key: String) throws -> StreamTime? {
+        guard let t = try times(key) else { return nil }
+        guard t.count == 1 else {
+            throw ConsumerError.badValue(consumer: name, key: key, value: values(key)!.joined(separator: ","), expected: "one time")
+        }
+        return t[0]
+    }
+
     /// Time values (see `StreamTime`).
     public func times(_ key: String) throws -> [StreamTime]? {
         guard let v = values(key) else { return nil }

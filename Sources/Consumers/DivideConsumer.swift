@@ -45,11 +45,7 @@ public final class DivideConsumer: FrameConsumer {
             throw ConsumerError.badValue(consumer: "divide", key: "tap", value: tapValues.joined(separator: ","),
                                          expected: "a pixel X,Y (two non-negative numbers)")
         }
-        guard let times = try spec.times("at") else { throw ConsumerError.missingKey(consumer: "divide", key: "at") }
-        guard times.count == 1 else {
-            throw ConsumerError.badValue(consumer: "divide", key: "at", value: spec.values("at")!.joined(separator: ","),
-                                         expected: "one time")
-        }
+        guard let at = try spec.singleTime("at") else { throw ConsumerError.missingKey(consumer: "divide", key: "at") }
         guard let pieces = try spec.positiveInt("pieces") else { throw ConsumerError.missingKey(consumer: "divide", key: "pieces") }
         guard (2...64).contains(pieces) else {
             throw ConsumerError.badValue(consumer: "divide", key: "pieces", value: "\(pieces)", expected: "an integer from 2 to 64")
@@ -58,7 +54,7 @@ public final class DivideConsumer: FrameConsumer {
         guard radius > 0, radius <= 10 else {
             throw ConsumerError.badValue(consumer: "divide", key: "radius", value: "\(radius)", expected: "metres, > 0 and ≤ 10")
         }
-        self.init(tap: Vec2(xy[0], xy[1]), at: times[0], pieces: pieces, radius_m: radius)
+        self.init(tap: Vec2(xy[0], xy[1]), at: at, pieces: pieces, radius_m: radius)
     }
 
     /// See `FrameConsumer.consume(_:)`.

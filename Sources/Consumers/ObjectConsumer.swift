@@ -61,16 +61,12 @@ public final class ObjectConsumer: FrameConsumer {
             throw ConsumerError.badValue(consumer: "object", key: "box", value: boxValues.joined(separator: ","),
                                          expected: "X,Y,W,H in pixels (top-left corner ≥ 0, size ≥ 4×4)")
         }
-        guard let times = try spec.times("at") else { throw ConsumerError.missingKey(consumer: "object", key: "at") }
-        guard times.count == 1 else {
-            throw ConsumerError.badValue(consumer: "object", key: "at", value: spec.values("at")!.joined(separator: ","),
-                                         expected: "one time")
-        }
+        guard let at = try spec.singleTime("at") else { throw ConsumerError.missingKey(consumer: "object", key: "at") }
         let name = try spec.single("name") ?? "object"
         guard !name.isEmpty else {
             throw ConsumerError.badValue(consumer: "object", key: "name", value: name, expected: "a non-empty name")
         }
-        self.init(box: PixelBox(x: v[0], y: v[1], width: v[2], height: v[3]), at: times[0], name: name)
+        self.init(box: PixelBox(x: v[0], y: v[1], width: v[2], height: v[3]), at: at, name: name)
     }
 
     /// See `FrameConsumer.consume(_:)`.
