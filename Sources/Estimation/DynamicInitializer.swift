@@ -51,8 +51,33 @@ struct DynamicInitializer {
               let firstIMU = buffer.first, firstIMU.t_ns <= first.t_ns, let lastIMU = buffer.last,
               let lastFrame = frames.last, lastIMU.t_ns >= lastFrame.t_ns - 10_000_000 else { return nil }
         let tracks = Self.tracks(frames, cameras: cameras)
-        let bias = refineGyroBias(frames: frames, buffer: buffer, tracks: Self.longest(tracks, configuration.initializer.gyroBiasTracks),
+        var bias = refineGyroBias(frames: frames, buffer: buffer, tracks: Self.longest(tracks, configuration.initializer.gyroBiasTracks),
                                   prior: gyroBias)
+        if configuration.initializer.visualGyroBias {
+            // The alignment's cost has a valley along which a gravity tilt mimics a rotation-rate error, and the
+            // refinement from the prior can stop in it (on EuRoC V1_01's real IMU, 0.1 rad/s off). The image
+            // rotations alone (`VisualGyroBias`) have another ambiguity (rotation against translation), so both are
+            // asked: candidates are the refinement from the prior, the visual estimate and the refinement from it; a
+            // candidate must explain both the alignment and the image rotations to pixel noise, and the one the
+            // alignment fits best is taken. No candidate does: the window is refused (the next one is tried).
+            let visual = visualGyroBias(frames: frames, buffer: buffer, tracks: tracks, start: gyroBias) ?? bias.value
+            let fromVisual = refineGyroBias(frames: frames, buffer: buffer,
+                                            tracks: Self.longest(tracks, configuration.initializer.gyroBiasTracks), prior: visual)
+            let solver = VisualGyroBias(T_B_C: cameras[0].T_B_C)
+            let pairs = VisualGyroBias.pairs(frameCount: frames.count)
+            let sigmaN = configuration.updater.pixelNoiseStd / cameras[0].model.intrinsics.fx
+            let limit = pow(configuration.initializer.gyroBiasConsistency * sigmaN, 2)
+            var best: (cost: Double, bias: (value: Vec3, std: Double))?
+            for candidate in [bias, (value: visual, std: bias.std), fromVisual] {
+                let rot = integrate(frames: frames, buffer: buffer, gyroBias: candidate.value).rot
+                let align = alignmentCost(frames: frames, buffer: buffer, tracks: tracks, bias: candidate.value)
+                let vis = solver.cost(tracks: tracks, rot: rot, pairs: pairs)
+                guard align <= limit, vis <= limit else { continue }
+                if align < (best?.cost ?? .infinity) { best = (align, candidate) }
+            }
+            guard let best else { return nil }
+            bias = best.bias
+        }
         let inc = integrate(frames: frames, buffer: buffer, gyroBias: bias.value)
         let (rot, alpha, dt, s) = (inc.rot, inc.alpha, inc.dt, inc.last)
         // Two passes: unweighted, then each observation's rows weighted by 1/depth from the first
@@ -131,6 +156,17 @@ struct DynamicInitializer {
             }
         }
         return tracks
+    }
+
+    /// Mean squared residual of the alignment (two passes, as `initialize`) with gyro bias `bias`, normalised image
+    /// units².
+    func alignmentCost(frames: [WindowFrame], buffer: IMUBuffer, tracks: Tracks, bias: Vec3) -> Double {
+        let inc = integrate(frames: frames, buffer: buffer, gyroBias: bias)
+        guard let (S, rhs, _) = accumulate(tracks: tracks, rot: inc.rot, alpha: inc.alpha, dt: inc.dt, weights: nil),
+              let x0 = solve6(S, rhs) else { return .infinity }
+        let w = depthWeights(tracks: tracks, rot: inc.rot, alpha: inc.alpha, dt: inc.dt, x: x0)
+        guard let r = projectedResiduals(tracks: tracks, increments: inc, weights: w), !r.isEmpty else { return .infinity }
+        return r.reduce(0) { $0 + $1 * $1 } / Double(r.count)
     }
 
     /// The `count` tracks seen in the most frames (ties: lower id first).

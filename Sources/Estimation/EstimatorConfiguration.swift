@@ -140,6 +140,12 @@ public struct InertialInitializerOptions: Equatable, Sendable {
     public var gyroBiasTracks: Int = 150
     /// An estimated gyro bias farther than this from the prior is not trusted (the prior is kept), rad/s.
     public var maxGyroBias: Double = 0.5
+    /// Check the dynamic initialiser's gyro bias against the image rotations alone (`VisualGyroBias`) and pick, among
+    /// the refinement from the prior, the visual estimate and the refinement from it, one that explains both.
+    public var visualGyroBias: Bool = true
+    /// A gyro-bias candidate must explain the alignment and the image rotations with mean squared residuals of at most
+    /// (this × the pixel noise)², in normalised image units.
+    public var gyroBiasConsistency: Double = 2.0
     /// Lower bound of the 1-σ given to an estimated gyro bias, rad/s.
     public var minGyroBiasStd: Double = 0.002
     /// Prior 1-σ of the gyro bias at dynamic initialisation, rad/s: the prior of its estimate, and the bias's
