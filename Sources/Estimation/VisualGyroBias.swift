@@ -3,7 +3,7 @@ import Geometry
 import LinearAlgebra
 import Sensors
 
-/// The gyro bias from the image rotations alone (experimental; see `DynamicInitializer`): for frame pairs (i, k) of
+/// The gyro bias from the image rotations alone (used by `DynamicInitializer` to check its own estimate): for frame pairs (i, k) of
 /// the window, the gyro's rotation `R_Ci_Ck(b)` must make every track's bearings coplanar with one translation:
 /// `t · ((R_Ck_Ci x_i) × x_k) = 0`. For a fixed rotation the best translation is the eigenvector of the smallest
 /// eigenvalue of `M = Σ u uᵀ`, `u = (R_Ck_Ci x_i) × x_k` (bearings as unit vectors), so that eigenvalue is a cost of the
