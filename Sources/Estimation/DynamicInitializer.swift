@@ -64,14 +64,14 @@ struct DynamicInitializer {
             let fromVisual = refineGyroBias(frames: frames, buffer: buffer,
                                             tracks: Self.longest(tracks, configuration.initializer.gyroBiasTracks), prior: visual)
             let solver = VisualGyroBias(T_B_C: cameras[0].T_B_C)
-            let pairs = VisualGyroBias.pairs(frameCount: frames.count)
+            let bearings = VisualGyroBias.bearings(tracks: tracks, pairs: VisualGyroBias.pairs(frameCount: frames.count))
             let sigmaN = configuration.updater.pixelNoiseStd / cameras[0].model.intrinsics.fx
             let limit = pow(configuration.initializer.gyroBiasConsistency * sigmaN, 2)
             var best: (cost: Double, bias: (value: Vec3, std: Double))?
             for candidate in [bias, (value: visual, std: bias.std), fromVisual] {
                 let rot = integrate(frames: frames, buffer: buffer, gyroBias: candidate.value).rot
                 let align = alignmentCost(frames: frames, buffer: buffer, tracks: tracks, bias: candidate.value)
-                let vis = solver.cost(tracks: tracks, rot: rot, pairs: pairs)
+                let vis = solver.cost(bearings, rot: rot)
                 guard align <= limit, vis <= limit else { continue }
                 if align < (best?.cost ?? .infinity) { best = (align, candidate) }
             }

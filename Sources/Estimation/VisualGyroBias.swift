@@ -1,6 +1,5 @@
 import Foundation
 import Geometry
-import LinearAlgebra
 import Sensors
 
 /// The gyro bias from the image rotations alone (used by `DynamicInitializer` to check its own estimate): for frame pairs (i, k) of
@@ -22,32 +21,53 @@ struct VisualGyroBias {
         return out
     }
 
-    /// The cost of gyro rotations `rot` (`R_B0_Bk` per frame) for the window's camera-0 tracks.
-    func cost(tracks: DynamicInitializer.Tracks, rot: [SO3], pairs: [(Int, Int)]) -> Double {
-        let R_B_C = T_B_C.rotation
-        var total = 0.0
-        for (i, k) in pairs {
-            let R_Ck_Ci = (R_B_C.inverse * rot[k].inverse * rot[i] * R_B_C).matrix
-            var M = Mat3.zero
-            var count = 0
-            for id in tracks.keys.sorted() {   // a fixed order: the sums are then the same on every run
+    /// Camera-0 bearings (unit vectors) of the tracks seen in both frames of each pair, in track-id order.
+    typealias PairBearings = [(i: Int, k: Int, bearings: [(Vec3, Vec3)])]
+
+    /// The bearings of each pair, gathered once for all the cost evaluations.
+    static func bearings(tracks: DynamicInitializer.Tracks, pairs: [(Int, Int)]) -> PairBearings {
+        let ids = tracks.keys.sorted()   // a fixed order: the sums are then the same on every run
+        return pairs.map { (i, k) in
+            var out: [(Vec3, Vec3)] = []
+            for id in ids {
                 guard let obs = tracks[id], let a = obs.first(where: { $0.0 == i && $0.1 == 0 })?.2,
                       let b = obs.first(where: { $0.0 == k && $0.1 == 0 })?.2 else { continue }
-                let xi = Vec3(a.x, a.y, 1).normalized, xk = Vec3(b.x, b.y, 1).normalized
+                out.append((Vec3(a.x, a.y, 1).normalized, Vec3(b.x, b.y, 1).normalized))
+            }
+            return (i, k, out)
+        }
+    }
+
+    /// The cost of gyro rotations `rot` (`R_B0_Bk` per frame): the mean smallest eigenvalue per pair.
+    func cost(_ pairs: PairBearings, rot: [SO3]) -> Double {
+        let R_B_C = T_B_C.rotation
+        var total = 0.0
+        for pair in pairs where pair.bearings.count >= 8 {
+            let R_Ck_Ci = (R_B_C.inverse * rot[pair.k].inverse * rot[pair.i] * R_B_C).matrix
+            var M = Mat3.zero
+            for (xi, xk) in pair.bearings {
                 let u = (R_Ck_Ci * xi).cross(xk)
                 M = M + Mat3.outer(u, u)
-                count += 1
             }
-            guard count >= 8 else { continue }
-            total += Self.smallestEigenvalue(M) / Double(count)
+            total += Self.smallestEigenvalue(M) / Double(pair.bearings.count)
         }
         return total
     }
 
-    /// The smallest eigenvalue of a symmetric 3×3 matrix (closed form).
+    /// The smallest eigenvalue of a symmetric 3×3 matrix (closed form: the trigonometric solution of the
+    /// characteristic cubic).
     static func smallestEigenvalue(_ m: Mat3) -> Double {
-        let a = Matrix(rows: 3, columns: 3, rowMajor: [m[0, 0], m[0, 1], m[0, 2], m[1, 0], m[1, 1], m[1, 2], m[2, 0], m[2, 1], m[2, 2]])
-        return (try? a.symmetrized().symmetricEigen().eigenvalues.first) ?? .infinity
+        let p1 = m[0, 1] * m[0, 1] + m[0, 2] * m[0, 2] + m[1, 2] * m[1, 2]
+        let q = (m[0, 0] + m[1, 1] + m[2, 2]) / 3
+        if p1 == 0 { return min(m[0, 0], m[1, 1], m[2, 2]) }
+        let p2 = (m[0, 0] - q) * (m[0, 0] - q) + (m[1, 1] - q) * (m[1, 1] - q) + (m[2, 2] - q) * (m[2, 2] - q) + 2 * p1
+        let p = (p2 / 6).squareRoot()
+        guard p > 0 else { return q }
+        let B = (1 / p) * (m - q * Mat3.identity)
+        let r = max(-1, min(1, B.determinant / 2))
+        let phi = acos(r) / 3
+        // Eigenvalues q + 2p·cos(φ + 2πj/3); the smallest is j = 1.
+        return q + 2 * p * cos(phi + 2 * Double.pi / 3)
     }
 }
 
@@ -58,7 +78,8 @@ extension DynamicInitializer {
         let solver = VisualGyroBias(T_B_C: cameras[0].T_B_C)
         let pairs = VisualGyroBias.pairs(frameCount: frames.count)
         guard !pairs.isEmpty else { return nil }
-        func f(_ b: Vec3) -> Double { solver.cost(tracks: tracks, rot: integrate(frames: frames, buffer: buffer, gyroBias: b).rot, pairs: pairs) }
+        let bearings = VisualGyroBias.bearings(tracks: tracks, pairs: pairs)
+        func f(_ b: Vec3) -> Double { solver.cost(bearings, rot: integrate(frames: frames, buffer: buffer, gyroBias: b).rot) }
         var b = start
         var c = f(b)
         guard c.isFinite, c > 0 else { return nil }
