@@ -28,7 +28,8 @@ struct WorldOnRealMotionTests {
         let truth = try TrajectoryFile.readASLGroundTruth(path: try #require(dataset.groundTruthPath))
         let taps = MeasurementTapPlanner(scene: scene, camera: cam0.calibration, frameTimes: cam0.frames.map(\.t_ns),
                                          groundTruth: truth).plan()
-        let tapsFile = SimSequenceCache.scratchRoot + "/world-real-taps.json"
+        // One file per mode: the mono and stereo tests run in parallel, and a shared file was read half-written.
+        let tapsFile = SimSequenceCache.scratchRoot + "/world-real-taps-\(stereo ? "stereo" : "mono").json"
         try MeasurementTapPlanner.tapsJSON(taps).write(to: URL(fileURLWithPath: tapsFile))
         var options = PipelineOptions()
         options.stereo = stereo
