@@ -19,7 +19,11 @@ public struct EvaluationSummary: Codable, Equatable, Sendable {
         public var note: String?
     }
 
+    /// The alignment method: fitted to this estimate, or, when `alignment_fixed`, fitted to another trajectory
+    /// (`eval --alignment-of`) and applied here unchanged.
     public var alignment: String
+    /// True when the transform was given, not fitted to this estimate (`eval --alignment-of`); `aligned_pairs` is 0 then.
+    public var alignment_fixed: Bool
     public var align_first: Int?
     public var aligned_pairs: Int
     public var association: String
@@ -47,6 +51,7 @@ public struct EvaluationSummary: Codable, Equatable, Sendable {
     public init(_ report: EvaluationReport, warnings: [String] = []) {
         let o = report.options
         alignment = o.alignment.rawValue
+        alignment_fixed = o.fixedAlignment != nil
         align_first = o.alignFirst
         aligned_pairs = report.alignedOn
         association = o.association.rawValue

@@ -65,7 +65,7 @@ public struct EvaluationReport: Sendable {
     public var options: EvaluationOptions
     /// Associated pairs (raw, unaligned estimate).
     public var pairs: [AssociatedPair]
-    /// Number of pairs the alignment was computed on.
+    /// Number of pairs the alignment was computed on (0 for a given `EvaluationOptions.fixedAlignment`).
     public var alignedOn: Int
     /// The alignment `T_W_E` (with scale for Sim(3)) applied to the estimate.
     public var transform: SimilarityTransform
@@ -162,7 +162,8 @@ public enum Evaluator {
                                                 groundTruthEnd: groundTruth[groundTruth.count - 1].t_ns,
                                                 gapTolerance_ns: gapTolerance)
         let path = RelativePoseError.travelledDistances(pairs.map(\.groundTruth.translation)).last ?? 0
-        var report = EvaluationReport(options: options, pairs: pairs, alignedOn: alignPairs.count, transform: transform,
+        var report = EvaluationReport(options: options, pairs: pairs, alignedOn: options.fixedAlignment == nil ? alignPairs.count : 0,
+                                      transform: transform,
                                       ate: AbsoluteTrajectoryError(pairs: pairs, alignment: transform),
                                       rpe: RelativePoseError.compute(pairs: pairs, alignment: transform, segments: options.segments),
                                       sim3Scale: sim3?.scale, completeness: completeness, pathLength_m: path,

@@ -29,5 +29,10 @@ struct FixedAlignmentTests {
         // The estimate's own posyaw alignment would hide the offset: the fixed one is really what was applied.
         #expect(try Evaluator.evaluate(estimate: run2Elsewhere, groundTruth: truth).ate.position.rmse < 1e-6)
         #expect(other.transform == alignment1)
+        // `eval --json` says the transform was given, not fitted to this estimate.
+        #expect(other.alignedOn == 0)
+        let summary = EvaluationSummary(other)
+        #expect(summary.alignment_fixed && summary.aligned_pairs == 0)
+        #expect(!EvaluationSummary(try Evaluator.evaluate(estimate: run2Elsewhere, groundTruth: truth)).alignment_fixed)
     }
 }
