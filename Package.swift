@@ -137,7 +137,7 @@ let package = Package(
         .testTarget(name: "MCAPTests", dependencies: ["MCAP"], swiftSettings: swift5),
         .testTarget(name: "WorldMapTests", dependencies: ["Geometry", "Imaging", "TestSupport", "WorldMap"], swiftSettings: swift5),
         .testTarget(name: "OptionsFileTests", dependencies: ["OptionsFile", "Pipeline"], swiftSettings: swift5),
-        .testTarget(name: "WorldTrackCLITests", dependencies: ["Evaluation", "Sensors", "Simulation", "StreamFormat", "TestSupport", "WorldMap"],
+        .testTarget(name: "WorldTrackCLITests", dependencies: ["Evaluation", "Geometry", "Sensors", "Simulation", "StreamFormat", "TestSupport", "WorldMap"],
                     swiftSettings: swift5),
     ],
     cxxLanguageStandard: .cxx17

@@ -25,6 +25,9 @@ public struct EvaluationSummary: Codable, Equatable, Sendable {
     /// True when the transform was given, not fitted to this estimate (`eval --alignment-of`); `aligned_pairs` is 0 then.
     public var alignment_fixed: Bool
     public var align_first: Int?
+    /// Degrees the ground truth's world was rotated to put gravity along −z before aligning (`eval
+    /// --level-groundtruth`, ``GroundTruthGravity``); nil when it was used as given.
+    public var groundtruth_levelled_deg: Double?
     public var aligned_pairs: Int
     public var association: String
     public var max_dt_s: Double

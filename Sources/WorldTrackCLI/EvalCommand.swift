@@ -35,6 +35,13 @@ struct EvalCommand: ParsableCommand {
           worldtrack eval --estimate est.tum --groundtruth gt.tum --align-first 100
           worldtrack eval --estimate run2.tum --groundtruth DATASET \\
               --alignment-of run1.tum
+          worldtrack eval --estimate est.tum --groundtruth DATASET \\
+              --level-groundtruth
+
+        When --groundtruth is a dataset folder with an IMU, eval measures gravity in the \
+        ground truth's frame from it (no estimator involved) and warns when that frame is \
+        tilted by more than 0.1°: posyaw then counts the tilt as error, and \
+        --level-groundtruth removes it from the comparison.
         """
     )
 
@@ -49,6 +56,9 @@ struct EvalCommand: ParsableCommand {
 
     @Option(name: .customLong("alignment-of"), help: "Do not align the estimate: apply the alignment (--align method) computed for this other trajectory against the same ground truth. Compares a run that loaded a saved world map (run --load-map) with the ground truth in the frame of the run that saved it.")
     var alignmentOf: String?
+
+    @Flag(name: .customLong("level-groundtruth"), help: "Level the ground truth's world before aligning: gravity measured in its frame from the dataset's own IMU (--groundtruth must be a dataset folder with imu0), then the frame rotated so gravity is −z. A motion-capture frame levelled by hand can be a fraction of a degree off (EuRoC V1_01: 0.24°), and posyaw, which keeps the vertical, counts that tilt as the estimator's error.")
+    var levelGroundtruth = false
 
     @Option(name: .customLong("align-first"), help: "Align on the first N associated poses only.")
     var alignFirst: Int?
@@ -81,6 +91,11 @@ struct EvalCommand: ParsableCommand {
             throw CLIError.badInput(error.description)
         }
         if let plot { try Self.checkPlotFolder(plot) }
+        let gravity = try measureGroundTruthGravity()
+        var groundTruthPoses = gt.poses
+        if levelGroundtruth, let gravity {
+            groundTruthPoses = gt.poses.map { StampedPose(t_ns: $0.t_ns, pose: gravity.levelled($0.pose)) }
+        }
         let report: EvaluationReport
         do {
             var options = options
@@ -89,13 +104,23 @@ struct EvalCommand: ParsableCommand {
                 do { reference = try TrajectoryLoader.load(path: alignmentOf, includeLimited: includeLimited) } catch let error as TrajectoryLoadError {
                     throw CLIError.badInput("--alignment-of: \(error.description)")
                 }
-                options.fixedAlignment = try Evaluator.evaluate(estimate: reference.poses, groundTruth: gt.poses, options: options).transform
+                options.fixedAlignment = try Evaluator.evaluate(estimate: reference.poses, groundTruth: groundTruthPoses, options: options).transform
             }
-            report = try Evaluator.evaluate(estimate: est.poses, groundTruth: gt.poses, options: options)
+            report = try Evaluator.evaluate(estimate: est.poses, groundTruth: groundTruthPoses, options: options)
         } catch let error as EvaluationError {
             throw CLIError.badInput(error.description)
         }
         var warnings = est.warnings + gt.warnings
+        if let gravity {
+            let deg = gravity.tilt_rad * 180 / .pi
+            if levelGroundtruth {
+                if !gravity.usedGroundTruthBias {
+                    warnings.append("--level-groundtruth: the ground truth has no accelerometer bias, so the measured tilt (\(String(format: "%.3f", deg))°) includes the bias's share (up to |b_a|/g)")
+                }
+            } else if Self.tiltIsFrameTilt(gravity), align == .posyaw || align == .none {
+                warnings.append("\(gravity.summary); \(align.rawValue) keeps the vertical, so that tilt counts as error here: --level-groundtruth levels the ground truth first")
+            }
+        }
         if est.skippedFrames > 0 {
             warnings.append("\(est.path): skipped \(est.skippedFrames) frames with tracking state notAvailable\(includeLimited ? "" : " or limited")")
         }
@@ -103,7 +128,11 @@ struct EvalCommand: ParsableCommand {
         for w in warnings { FileHandle.standardError.write(Data("worldtrack: warning: \(w)\n".utf8)) }
         // JSON cannot hold inf/NaN: encode before writing anything, so a failure is a clean exit 2.
         let jsonText: String?
-        do { jsonText = json ? try EvaluationSummary(report, warnings: warnings).jsonString() : nil } catch let error as EvaluationError {
+        do {
+            var summary = EvaluationSummary(report, warnings: warnings)
+            if levelGroundtruth, let gravity { summary.groundtruth_levelled_deg = gravity.tilt_rad * 180 / .pi }
+            jsonText = json ? try summary.jsonString() : nil
+        } catch let error as EvaluationError {
             throw CLIError.badInput(error.description)
         }
         if let plot {
@@ -114,8 +143,45 @@ struct EvalCommand: ParsableCommand {
         if let jsonText {
             print(jsonText)
         } else {
-            print(EvalTable.render(report, estimatePath: est.path, groundTruthPath: gt.path))
+            var table = EvalTable.render(report, estimatePath: est.path, groundTruthPath: gt.path)
+            if levelGroundtruth, let gravity {
+                // Under the alignment line, before the ATE block.
+                let line = "levelled     the ground truth, by \(String(format: "%.3f", gravity.tilt_rad * 180 / .pi))° (\(gravity.summary))"
+                if let range = table.range(of: "\nalignment ") , let end = table[range.upperBound...].firstIndex(of: "\n") {
+                    table.insert(contentsOf: "\n" + line, at: end)
+                } else {
+                    table += "\n" + line
+                }
+            }
+            print(table)
         }
+    }
+
+    /// Gravity in the ground truth's frame when `--groundtruth` is a dataset folder with an IMU (nil otherwise);
+    /// with `--level-groundtruth` a folder without one, or one where it cannot be measured, is bad input.
+    func measureGroundTruthGravity() throws -> GroundTruthGravity? {
+        var isDir: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: groundtruth, isDirectory: &isDir), isDir.boolValue else {
+            if levelGroundtruth {
+                throw CLIError.badInput("--level-groundtruth needs --groundtruth to be a dataset folder (its IMU measures gravity); \(groundtruth) is a file")
+            }
+            return nil
+        }
+        do {
+            let dataset = try ASLDataset(path: groundtruth)
+            guard let path = dataset.groundTruthPath else { throw CLIError.badInput("no ground truth in \(groundtruth)") }
+            let states = try TrajectoryFile.readASLGroundTruth(path: path)
+            return try GroundTruthGravity.measure(groundTruth: states, imu: dataset.imu.samples)
+        } catch {
+            if levelGroundtruth { throw CLIError.badInput("--level-groundtruth: cannot measure gravity in \(groundtruth): \(error)") }
+            return nil
+        }
+    }
+
+    /// Whether a measured tilt is worth a warning: over 0.1°, measured with the ground truth's bias, and the same in
+    /// every window (a tilt of the frame, not a bias fixed in the body).
+    static func tiltIsFrameTilt(_ g: GroundTruthGravity) -> Bool {
+        g.usedGroundTruthBias && g.tilt_rad > 0.1 * .pi / 180 && g.spread_rad < 0.5 * g.tilt_rad
     }
 
     /// The --plot folder must be creatable (or an existing folder): checked before the evaluation.
