@@ -9,8 +9,17 @@ import Vision
 public struct MapReuseOptions: Equatable, Sendable {
     /// Re-observe map points at all.
     public var enabled = true
-    /// Map points with a triangulation σ above this are not kept, metres.
+    /// Map points with a triangulation σ above this are not kept in a stereo run, metres.
     public var maxPointStd_m = 0.03
+    /// The same bound in a mono run, metres. Mono triangulates from the motion alone, so its points are looser for
+    /// the same scene: on EuRoC V1_01 rendered from its recording, 5 % of the mono landmarks have σ ≤ 3 cm against
+    /// 21 % in stereo (22 % of mono's at ≤ 6 cm), and at 3 cm the map starves where the flight hovers and the
+    /// pose drifts (docs/ACCURACY.md, error budget).
+    public var maxPointStdMono_m = 0.06
+    /// Points looser than `maxPointStd_m` (mono) are mapped only once tracking has been normal this long, ns: while
+    /// gravity and the biases converge (a start from rest, a take-off) the landmarks' errors outgrow their σ, and
+    /// a loose point from then anchors the pose to the start-up's tilt (V1_01's first 30 s: 15 → 29 mm without it).
+    public var looseWarmup_ns: TimestampNs = 15_000_000_000
     /// The σ given to a map point is at least this, metres (the pose drift it was triangulated with).
     public var pointStdFloor_m = 0.01
     /// A map point is matched again only when it was last seen this long ago, ns (a shorter gap is the
@@ -31,6 +40,9 @@ public struct MapReuseOptions: Equatable, Sendable {
     public var capacity = 6000
     /// Defaults.
     public init() {}
+
+    /// The σ bound for map points of a stereo or a mono run, metres.
+    public func pointStdBound_m(stereo: Bool) -> Double { stereo ? maxPointStd_m : maxPointStdMono_m }
 }
 
 /// Map reuse for the estimator: keeps the points the estimator triangulated, each with the ORB descriptor
@@ -49,6 +61,8 @@ final class MapReobserver {
     }
 
     let options: MapReuseOptions
+    /// Map points with a larger σ are not kept, metres (`MapReuseOptions.pointStdBound_m(stereo:)`).
+    let maxPointStd_m: Double
     private let camera: CameraCalibration
     private var descriptors: [Int: (ORBDescriptor, TimestampNs)] = [:]   // track id → descriptor, last seen
     private var points: [Int: MapPoint] = [:]
@@ -56,9 +70,10 @@ final class MapReobserver {
     /// Live track id → the map point it was matched to, and when the match was last applied.
     private var matched: [Int: (mapId: Int, applied_ns: TimestampNs)] = [:]
 
-    init(camera: CameraCalibration, options: MapReuseOptions) {
+    init(camera: CameraCalibration, options: MapReuseOptions, stereo: Bool) {
         self.camera = camera
         self.options = options
+        self.maxPointStd_m = options.pointStdBound_m(stereo: stereo)
     }
 
     var pointCount: Int { points.count }
@@ -78,12 +93,13 @@ final class MapReobserver {
     /// Adds the landmarks the estimator accepted in this frame (W, metres).
     func add(_ landmarks: [Landmark], t_ns: TimestampNs) {
         if firstNormal_ns == nil { firstNormal_ns = t_ns }
-        guard t_ns - (firstNormal_ns ?? t_ns) >= options.warmup_ns else { return }
+        let sinceNormal = t_ns - (firstNormal_ns ?? t_ns)
+        guard sinceNormal >= options.warmup_ns else { return }
         let matchedMaps = Set(matched.values.map(\.mapId))
         for l in landmarks {
             if let m = matched[l.id] { points[m.mapId]?.lastSeen_ns = t_ns; continue }
             if var p = points[l.id] { p.lastSeen_ns = t_ns; points[l.id] = p; continue }
-            guard l.std_m <= options.maxPointStd_m, let d = descriptors[l.id]?.0, !matchedMaps.contains(l.id) else { continue }
+            guard l.std_m <= maxPointStd_m, l.std_m <= options.maxPointStd_m || sinceNormal >= options.looseWarmup_ns, let d = descriptors[l.id]?.0, !matchedMaps.contains(l.id) else { continue }
             points[l.id] = MapPoint(id: l.id, p_W: l.p_W, std_m: max(l.std_m, options.pointStdFloor_m), descriptor: d, lastSeen_ns: t_ns)
         }
         if points.count > options.capacity {

@@ -188,7 +188,7 @@ public final class TrackingPipeline {
         let cameras = options.stereo ? [cam0.calibration, dataset.cameras[1].calibration] : [cam0.calibration]
         estimator = VIOEstimator(configuration: options.estimator, cameras: cameras, imu: dataset.imu.calibration)
         session = WorldSession(options: options.world)
-        reobserver = options.mapReuse.enabled ? MapReobserver(camera: cam0.calibration, options: options.mapReuse) : nil
+        reobserver = options.mapReuse.enabled ? MapReobserver(camera: cam0.calibration, options: options.mapReuse, stereo: options.stereo) : nil
         if (worldMap != nil || options.recordWorldMap) && reobserver == nil {
             throw PipelineError.badInput("saving or loading a world map needs map reuse (mapReuse.enabled; not --no-map-reuse)")
         }
@@ -399,7 +399,7 @@ public final class TrackingPipeline {
         // The alignment is known to a few centimetres and a fraction of a degree: say so to the filter, so that the map's
         // points, re-observed from the next frame on, pull its pose onto the map instead of being gated out.
         estimator.inflateGauge(yaw_rad: options.relocalization.alignmentYawStd_rad, position_m: options.relocalization.alignmentStd_m)
-        reobserver?.insert(loadedMap.points.filter { $0.std_m <= options.mapReuse.maxPointStd_m }.map {
+        reobserver?.insert(loadedMap.points.filter { $0.std_m <= options.mapReuse.pointStdBound_m(stereo: options.stereo) }.map {
             MapReobserver.MapPoint(id: Self.loadedIdBase + $0.id, p_W: T_W_Ws.act($0.p_W), std_m: $0.std_m,
                                    descriptor: $0.descriptor, lastSeen_ns: t_ns)
         }, t_ns: t_ns)

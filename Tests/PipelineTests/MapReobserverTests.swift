@@ -59,7 +59,7 @@ import Vision
     func mapped(image: GrayImage) throws -> MapReobserver {
         var options = MapReuseOptions()
         options.warmup_ns = 0
-        let r = MapReobserver(camera: camera, options: options)
+        let r = MapReobserver(camera: camera, options: options, stereo: false)
         let first = features(firstId: 0, age: 1)
         try r.describeNewTracks(first, image: image, t_ns: 0)
         r.add(landmarks(for: first), t_ns: 0)
