@@ -111,6 +111,32 @@ import Vision
         #expect(r.observations(older, T_W_C: T_W_C, t_ns: t).count == first.count)
     }
 
+    @Test("point σ bound: stereo keeps ≤ 3 cm; mono keeps up to 6 cm, the looser ones only after the loose warm-up")
+    func pointStdBound() throws {
+        let image = Self.texture(seed: 7)
+        var options = MapReuseOptions()
+        options.warmup_ns = 0
+        let first = features(firstId: 0, age: 1)
+        // 9 points at σ 2 cm, 10 at 5 cm (looser than stereo's bound, inside mono's) and one at 8 cm.
+        func graded() -> [Landmark] {
+            self.landmarks(for: first).enumerated().map { k, l in
+                Landmark(id: l.id, p_W: l.p_W, std_m: k == 0 ? 0.08 : k % 2 == 0 ? 0.02 : 0.05)
+            }
+        }
+        func mappedCount(stereo: Bool, at t_ns: TimestampNs) throws -> Int {
+            let r = MapReobserver(camera: camera, options: options, stereo: stereo)
+            try r.describeNewTracks(first, image: image, t_ns: 0)
+            r.add([], t_ns: 0)   // tracking normal from t = 0
+            r.add(graded(), t_ns: t_ns)
+            return r.pointCount
+        }
+        let tight = graded().filter { $0.std_m <= 0.03 }.count, mono = graded().filter { $0.std_m <= 0.06 }.count
+        #expect(tight == 9 && mono == 19)
+        #expect(try mappedCount(stereo: true, at: 20_000_000_000) == tight)
+        #expect(try mappedCount(stereo: false, at: options.looseWarmup_ns - 1) == tight)
+        #expect(try mappedCount(stereo: false, at: options.looseWarmup_ns) == mono)
+    }
+
     @Test("a point seen within the gap, another image, or a far projection gives no re-observation")
     func noMatchWithoutGapAppearanceOrProximity() throws {
         let image = Self.texture(seed: 1)
