@@ -318,12 +318,13 @@ public struct PlaneDetector: Sendable {
     /// Returns the original `indices` of each component, largest first.
     func components(_ l: [MapLandmark], indices: [Int], adaptive: Bool, project: (Vec3) -> Vec2) -> [[Int]] {
         let q2 = l.map { project($0.p_W) }
-        // Sparse maps (early in a session) get a coarser grid: about 1.5 × the mean landmark spacing, so a
-        // plane seen with few landmarks is not shattered; dense maps use `componentCell_m`.
-        var lo = Vec2(Double.infinity, .infinity), hi = -lo
-        for q in q2 { lo = Vec2(min(lo.x, q.x), min(lo.y, q.y)); hi = Vec2(max(hi.x, q.x), max(hi.y, q.y)) }
-        let spacing = q2.isEmpty ? 0 : (max(0, (hi.x - lo.x) * (hi.y - lo.y)) / Double(q2.count)).squareRoot()
-        let cell = adaptive ? min(max(options.componentCell_m, 1.5 * spacing), options.maxComponentCell_m) : options.componentCell_m
+        // Sparse maps (early in a session) get a coarser grid, so a plane seen with few landmarks is not shattered;
+        // dense maps use `componentCell_m`. The spacing is the landmarks' own: 3 × their median nearest-neighbour
+        // distance (for evenly scattered points about 1.5 × the mean spacing). A spacing from the bounding box of
+        // all of them (area / count) is the room's size when a level holds a few small tops spread across it (box
+        // tops at one height, 1.5 m apart): the grid then joined them, and one plane's polygon covered the others.
+        let cell = adaptive ? min(max(options.componentCell_m, 3 * Self.medianNearestNeighbour(q2)), options.maxComponentCell_m)
+            : options.componentCell_m
         var cells: [SIMD2<Int>: [Int]] = [:]
         for (k, q) in q2.enumerated() {
             let key = SIMD2<Int>(Int((q.x / cell).rounded(.down)), Int((q.y / cell).rounded(.down)))
@@ -344,6 +345,34 @@ public struct PlaneDetector: Sendable {
             out.append(comp.sorted())
         }
         return out.sorted { ($0.count, -($0.first ?? 0)) > ($1.count, -($1.first ?? 0)) }
+    }
+
+    /// The median distance from each point to its nearest neighbour, metres (0 for fewer than two points; at most
+    /// 4 × the bounding-box spacing √(area / n), which bounds the search).
+    static func medianNearestNeighbour(_ q: [Vec2]) -> Double {
+        guard q.count >= 2 else { return 0 }
+        var lo = Vec2(Double.infinity, .infinity), hi = -lo
+        for p in q { lo = Vec2(min(lo.x, p.x), min(lo.y, p.y)); hi = Vec2(max(hi.x, p.x), max(hi.y, p.y)) }
+        let spacing = (max(0, (hi.x - lo.x) * (hi.y - lo.y)) / Double(q.count)).squareRoot()
+        let r = max(1e-3, spacing)
+        var grid: [SIMD2<Int>: [Int]] = [:]
+        func key(_ p: Vec2) -> SIMD2<Int> { SIMD2<Int>(Int(((p.x - lo.x) / r).rounded(.down)), Int(((p.y - lo.y) / r).rounded(.down))) }
+        for (i, p) in q.enumerated() { grid[key(p), default: []].append(i) }
+        var nn: [Double] = []
+        nn.reserveCapacity(q.count)
+        for (i, p) in q.enumerated() {
+            let k = key(p)
+            var best = 4 * r
+            // Rings of cells out to 4: a neighbour in ring k is at least (k − 1)·r away.
+            for ring in 0...4 {
+                if Double(ring - 1) * r >= best { break }
+                for dx in -ring...ring { for dy in -ring...ring where max(abs(dx), abs(dy)) == ring {
+                    for j in grid[SIMD2<Int>(k.x + dx, k.y + dy)] ?? [] where j != i { best = min(best, (q[j] - p).norm) }
+                } }
+            }
+            nn.append(best)
+        }
+        return median(nn)
     }
 
     // MARK: Vertical

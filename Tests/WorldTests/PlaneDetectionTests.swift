@@ -222,6 +222,36 @@ import Testing
     }
 }
 
+@Suite struct SeparateTopsTests {
+    /// Two box tops at one height 60 cm apart, and a few stray landmarks at that height across a 6 × 5 m room (badly
+    /// triangulated points, a wall's sparse row): the tops are two planes, neither polygon reaching over the gap. The
+    /// component grid took its cell from the level's bounding box (30 m² over 136 points: 0.7 m), which joined the
+    /// tops into one 1.8 m polygon; it now takes it from the landmarks' nearest-neighbour distance (the tops' 4 cm).
+    @Test func twoTopsAtOneHeightWithStrayPointsAroundStayTwoPlanes() throws {
+        var rng = SeededRandom(seed: 23)
+        var lms: [Landmark] = []
+        func add(_ p: Vec3, _ s: Double) { lms.append(Landmark(id: lms.count, p_W: p + rng.gaussian3(s), std_m: s)) }
+        for _ in 0..<60 { add(Vec3(rng.uniform(0, 0.6), rng.uniform(0, 0.6), 0.5), 0.01) }    // box A's top
+        for _ in 0..<60 { add(Vec3(rng.uniform(1.2, 1.8), rng.uniform(0, 0.6), 0.5), 0.01) }  // box B's top
+        for i in 0..<16 { add(Vec3(-3 + 2 * Double(i % 4), -2.5 + 5.0 / 3 * Double(i / 4), 0.5), 0.01) } // strays
+        let detector = PlaneDetector()
+        let tops = detector.detect(lms.map { MapLandmark(id: $0.id, p_W: $0.p_W, std_m: $0.std_m, weight: 1, observations: 1,
+                                                         firstSeen_ns: 0, lastSeen_ns: 0) })
+            .filter { $0.alignment == .horizontal }
+        #expect(tops.count == 2)
+        for c in tops {
+            let xs = c.points.map(\.x)
+            // Each polygon spans one top (0.6 m), not both (1.8 m).
+            #expect((xs.max() ?? 0) - (xs.min() ?? 0) < 0.7)
+        }
+        // A point in the gap is over neither top's polygon.
+        let gap = Vec2(0.9, 0.3)
+        for c in tops {
+            #expect(!PlaneGeometry2D.convexContains(PlaneGeometry2D.convexHull(c.points.map { Vec2($0.x, $0.y) }), gap))
+        }
+    }
+}
+
 @Suite struct StackedSliceTests {
     @Test func wallSlicesAreNotHorizontalPlanesEvenWithoutWallDetection() throws {
         // Dense walls and no wall detection: every height band holds an L-shaped slice of the two walls with
