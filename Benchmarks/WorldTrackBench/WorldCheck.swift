@@ -5,6 +5,7 @@ import Geometry
 import Pipeline
 import Sensors
 import Simulation
+import World
 
 /// `worldtrack-bench --world DATASET`: the world layer on a sequence rendered from a scene (`simulate`, with or
 /// without `--from-recording`): plans measurement taps of known length from `scene.json` and the ground truth
@@ -62,10 +63,30 @@ enum WorldCheck {
         var measured: [String: MeasurementRecord] = [:]
         var lastPlanes: [PlaneAnchorSnapshot] = []
         var lastLandmarks: [Vec3] = []
+        // `WT_TAP_DIAG` (see `TapDiagnostics`): the ground truth, to place each tap's true points in the estimate's frame.
+        let diagTruth = TapDiagnostics.wanted == nil ? []
+            : try TrajectoryFile.readASLGroundTruth(path: dataset.groundTruthPath ?? "").sorted { $0.t_ns < $1.t_ns }
+        let diagOffset = try timeOffset(path)
+        let T_B_C = dataset.cameras.first?.calibration.T_B_C ?? .identity
+        let tapsByLabel = Dictionary(uniqueKeysWithValues: taps.map { ($0.label, $0) })
+        var previousWorld: WorldFrame?
         log("world: tracking \(path) \(stereo ? "stereo" : "mono") with \(taps.count) taps "
             + "(worldtrack run \(path)\(stereo ? " --stereo" : "") --consumer measure:taps=\(tapsFile)) …")
         let summary = try TrackingPipeline(dataset: dataset, options: options, consumers: [consumer]).run(onFrame: { r in
-            for case let m as MeasurementRecord in r.records { measured[m.label ?? ""] = m }
+            for case let m as MeasurementRecord in r.records {
+                measured[m.label ?? ""] = m
+                if let label = m.label, TapDiagnostics.wants(label), let tap = tapsByLabel[label] {
+                    // The record's frame (the consumer measures on the frame nearest the tap, this one or the one
+                    // before; both share the session, which already holds this frame's map and planes).
+                    let frame = previousWorld.map { $0.t_ns == m.t_ns ? $0 : r.world } ?? r.world
+                    let want = frame.t_ns + diagOffset
+                    let row = diagTruth.min { abs($0.t_ns - want) < abs($1.t_ns - want) }
+                    TapDiagnostics.dump(tap: tap, record: m, frame: frame, T_W_C_true: row.map { $0.T_W_B * T_B_C }) {
+                        FileHandle.standardError.write(Data(($0 + "\n").utf8))
+                    }
+                }
+            }
+            previousWorld = r.world
             if r.world.isTrackingNormal {
                 lastLandmarks = r.world.session.map.all.map(\.p_W)
                 lastPlanes = r.world.planes.filter { $0.alignment == .horizontal }.map {

@@ -24,8 +24,9 @@ public enum TapPointVerdict: Equatable {
 ///    there are at least `minLandmarks` of them, unless the hit's plane has landmarks of its own around the hit; and
 ///    no more than `maxOccluders` lie in front of it — else the hit is on the wrong surface (behind mapped structure,
 ///    or on a polygon that reaches too far) or on a depth edge;
-/// 3. **support**: a hit on a plane's infinite extension needs a landmark along the ray at its depth (it is a guess
-///    through unmapped space otherwise: a wall's extension in front of a cabinet, the floor's under a table).
+/// 3. **support**: a hit on a plane's infinite extension, or on an estimated plane, needs a landmark along the ray at
+///    its depth (it is a guess through unmapped space otherwise: a wall's extension in front of a cabinet, the floor's
+///    under a table, a plane fitted to landmarks several degrees beside the ray).
 ///
 /// The σ it returns is the larger of the plane's offset σ and its landmarks' typical σ (see `planeSigma`); for an
 /// estimated plane, at least the RMS distance of the landmarks along the ray to it.
@@ -77,6 +78,8 @@ public struct TapPointChecker: Equatable, Sendable {
         // Edge test: the pixels `edgeRadius_px` around the tap must meet a surface at a depth the hit's own surface
         // allows (its slope across that many pixels, plus 3 σ); otherwise the tap is on a depth edge (a top's corner
         // against the floor or wall behind it), where the finger's pixel of error decides the surface.
+        // The checks' tolerances use the plane's σ; the σ reported for an estimated plane also has its landmarks'
+        // (`fittedLandmarkSigma`), which would widen them where the map is worst.
         let surfaceSigma = planeSigma(hit, frame: frame)
         let slope = t * (edgeRadius_px / f) / max(hit.incidenceCosine, 0.17)
         var onEdge = false
@@ -110,7 +113,12 @@ public struct TapPointChecker: Equatable, Sendable {
             depths.append(depth)
             let tol = max(minDepthTolerance_m, 3 * (l.std_m * l.std_m + hit.surfaceStd_m * hit.surfaceStd_m).squareRoot())
                 + spread
-            if abs(depth - t) <= tol { agreeing.append(l.std_m) } else if depth < t - tol { inFront += 1 }
+            // At the hit's depth, a landmark confirms the hit only when it lies on the hit's surface: the depth window
+            // widens with `spread` on an oblique surface (90 cm for a 24 px cone at 4.4 m and 75°), and a landmark of
+            // other structure inside that window (the wall behind a cabinet's edge) says nothing for it.
+            let onSurface = abs(hit.normal_W.dot(l.p_W - hit.position_W))
+                <= max(minDepthTolerance_m, 3 * (l.std_m * l.std_m + surfaceSigma * surfaceSigma).squareRoot())
+            if abs(depth - t) <= tol { if onSurface { agreeing.append(l.std_m) } } else if depth < t - tol { inFront += 1 }
         }
         // Landmarks behind a hit are no evidence against it on their own (the map holds points seen from elsewhere,
         // behind what occludes them here), but with none at its depth the hit must have its own plane's landmarks
@@ -128,10 +136,17 @@ public struct TapPointChecker: Equatable, Sendable {
             return .failed("nothing mapped along the ray confirms \(id)'s extension there (\(near.count) points near the ray, none at "
                 + String(format: "%.2f m)", t))
         }
+        // An estimated plane is fitted to the landmarks within several degrees of the ray (`EstimatedPlaneOptions`:
+        // 8°, some 60 px); with none along the ray itself its hit is an extrapolation from structure beside the
+        // tap (a cabinet's front edge and the wall behind it, 5 m away: 12 % off with a 3 cm σ).
+        if agreeing.isEmpty, hit.target == .estimatedPlane {
+            return .failed(String(format: "nothing mapped along the ray confirms the estimated surface at %.2f m (%d points near the ray, "
+                                  + "none at its depth): an extrapolation from structure beside the tap", t, near.count))
+        }
         // An estimated plane is fitted on the fly to the landmarks within a few degrees of the ray: at a corner of
         // the room or of a cabinet they come from two surfaces and the fit lies between them. The scatter of the
         // landmarks along the ray about it says how well it stands for the surface under the tap.
-        var sigma = surfaceSigma
+        var sigma = hit.target == .estimatedPlane ? max(surfaceSigma, fittedLandmarkSigma(hit, frame: frame)) : surfaceSigma
         if hit.target == .estimatedPlane, near.count >= minLandmarks {
             let n = hit.normal_W
             let rms = (near.map { pow(n.dot($0.landmark.p_W - hit.position_W), 2) }.reduce(0, +) / Double(near.count)).squareRoot()
@@ -154,6 +169,21 @@ public struct TapPointChecker: Equatable, Sendable {
     func planeSigma(_ hit: RaycastResult, frame: WorldFrame) -> Double {
         guard let id = hit.planeId, let p = frame.session.planeTracker.plane(id: id) else { return hit.surfaceStd_m }
         return max(hit.surfaceStd_m, p.inlierBand_m / 2.5)
+    }
+
+    /// The median σ of the landmarks an estimated plane is fitted to (those of its cone, `EstimatedPlaneOptions`, within
+    /// its inlier distance of it): its own σ is divided by √n, but the landmarks' errors are correlated as a detected
+    /// plane's are, so it is not known better than one of them (0 when there are none).
+    func fittedLandmarkSigma(_ hit: RaycastResult, frame: WorldFrame) -> Double {
+        let cone = frame.session.options.estimatedPlane
+        let origin = frame.T_W_C.translation
+        let near = frame.session.map.landmarks(nearRayFrom: origin, direction: (hit.position_W - origin).normalized,
+                                               maxAngle: cone.maxAngle_rad).prefix(cone.maxPoints).map(\.landmark)
+        guard !near.isEmpty else { return 0 }
+        let all = near.map(\.std_m).sorted()
+        let tol = max(cone.inlierDistance_m, 3 * all[all.count / 2])
+        let inliers = near.filter { abs(hit.normal_W.dot($0.p_W - hit.position_W)) <= tol }.map(\.std_m).sorted()
+        return inliers.isEmpty ? 0 : inliers[inliers.count / 2]
     }
 
     /// True when the hit's detected plane has landmarks on it (within 3 of their σ, at least the depth tolerance)

@@ -178,7 +178,7 @@ public struct WorldCheckScore: Equatable, Sendable, Codable {
         for t in taps {
             let what = String(format: "%-28@ %-9@ t=%.2f true %.3f m", t.tap.label as NSString, t.tap.kind as NSString,
                               Double(t.tap.t_ns) * 1e-9, t.tap.length)
-            if let total = t.total, let e = t.relativeError {
+            if t.status == "ok", let total = t.total, let e = t.relativeError {
                 s += what + String(format: "  measured %.3f ± %.3f (2σ %@)  %+.1f %%\n", total, 2 * (t.totalStd ?? 0),
                                    t.within2Sigma ? "ok" : "MISS", 100 * (total - t.tap.length) / t.tap.length)
                 if verbose, let d = t.detail { s += "      \(d)\n" }

@@ -216,6 +216,7 @@ public struct PlaneDetector: Sendable {
             }
             for i in inliers { claimed[i] = true }
             let comps = components(inliers.map { pts[$0] }, indices: inliers, adaptive: true) { Vec2($0.x, $0.y) }
+                .flatMap { splitByHeight($0, pts) }
             for comp in comps {
                 let members = dropIsolated(comp.map { pts[$0] }) { Vec2($0.x, $0.y) }
                 guard members.count >= options.minPoints else { continue }
@@ -316,14 +317,16 @@ public struct PlaneDetector: Sendable {
 
     /// Groups landmarks into 8-connected components of occupied grid cells in a 2-D projection.
     /// Returns the original `indices` of each component, largest first.
-    func components(_ l: [MapLandmark], indices: [Int], adaptive: Bool, project: (Vec3) -> Vec2) -> [[Int]] {
+    func components(_ l: [MapLandmark], indices: [Int], adaptive: Bool, cell fixedCell: Double? = nil,
+                    project: (Vec3) -> Vec2) -> [[Int]] {
         let q2 = l.map { project($0.p_W) }
         // Sparse maps (early in a session) get a coarser grid: about 1.5 × the mean landmark spacing, so a
         // plane seen with few landmarks is not shattered; dense maps use `componentCell_m`.
         var lo = Vec2(Double.infinity, .infinity), hi = -lo
         for q in q2 { lo = Vec2(min(lo.x, q.x), min(lo.y, q.y)); hi = Vec2(max(hi.x, q.x), max(hi.y, q.y)) }
         let spacing = q2.isEmpty ? 0 : (max(0, (hi.x - lo.x) * (hi.y - lo.y)) / Double(q2.count)).squareRoot()
-        let cell = adaptive ? min(max(options.componentCell_m, 1.5 * spacing), options.maxComponentCell_m) : options.componentCell_m
+        let cell = fixedCell
+            ?? (adaptive ? min(max(options.componentCell_m, 1.5 * spacing), options.maxComponentCell_m) : options.componentCell_m)
         var cells: [SIMD2<Int>: [Int]] = [:]
         for (k, q) in q2.enumerated() {
             let key = SIMD2<Int>(Int((q.x / cell).rounded(.down)), Int((q.y / cell).rounded(.down)))
@@ -344,6 +347,72 @@ public struct PlaneDetector: Sendable {
             out.append(comp.sorted())
         }
         return out.sorted { ($0.count, -($0.first ?? 0)) > ($1.count, -($1.first ?? 0)) }
+    }
+
+    /// A horizontal component split where it joins surfaces at different heights. The adaptive grid's cell comes from
+    /// the level's bounding box (its area over its count), which is the room's size when a level holds a few small
+    /// tops spread across it, and a level's band admits landmarks of a lower top whose σ widens their gate: on the
+    /// 30 s V1_01 render box B's top and box C's, 14 cm lower and 1.5 m away, made one plane whose polygon covered
+    /// box C. The component's pieces on a grid of the landmarks' own spacing (3 × their median nearest-neighbour
+    /// distance, `componentCell_m` to `maxComponentCell_m`) are regrouped by height: taken in order of height, a
+    /// piece joins the group below when their weighted mean heights differ by at most 3 combined standard errors
+    /// (each the pieces' median landmark σ / √n), at least `minBand_m`. One surface's pieces stay one component.
+    func splitByHeight(_ comp: [Int], _ pts: [MapLandmark]) -> [[Int]] {
+        let members = comp.map { pts[$0] }
+        let q = members.map { Vec2($0.p_W.x, $0.p_W.y) }
+        let cell = min(max(options.componentCell_m, 3 * Self.medianNearestNeighbour(q)), options.maxComponentCell_m)
+        let pieces = components(members, indices: comp, adaptive: true, cell: cell) { Vec2($0.x, $0.y) }
+        guard pieces.count > 1 else { return [comp] }
+        struct Group { var indices: [Int]; var height: Double; var weight: Double; var variance: Double }
+        let stats = pieces.map { piece -> Group in
+            let l = piece.map { pts[$0] }
+            let h = weightedMean(l).z
+            let se2 = pow(Self.median(l.map(\.std_m)), 2) / Double(l.count)
+            return Group(indices: piece, height: h, weight: Double(l.count), variance: se2)
+        }.sorted { $0.height < $1.height }
+        var groups: [Group] = []
+        for g in stats {
+            if var last = groups.last,
+               abs(g.height - last.height) <= max(options.minBand_m, 3 * (g.variance + last.variance).squareRoot()) {
+                let w = last.weight + g.weight
+                last.height = (last.weight * last.height + g.weight * g.height) / w
+                last.variance = 1 / (1 / last.variance + 1 / g.variance)
+                last.weight = w
+                last.indices += g.indices
+                groups[groups.count - 1] = last
+            } else {
+                groups.append(g)
+            }
+        }
+        return groups.map { $0.indices.sorted() }.sorted { ($0.count, -($0.first ?? 0)) > ($1.count, -($1.first ?? 0)) }
+    }
+
+    /// The median distance from each point to its nearest neighbour, metres (0 for fewer than two points; at most
+    /// 4 × the bounding-box spacing √(area / n), which bounds the search).
+    static func medianNearestNeighbour(_ q: [Vec2]) -> Double {
+        guard q.count >= 2 else { return 0 }
+        var lo = Vec2(Double.infinity, .infinity), hi = -lo
+        for p in q { lo = Vec2(min(lo.x, p.x), min(lo.y, p.y)); hi = Vec2(max(hi.x, p.x), max(hi.y, p.y)) }
+        let spacing = (max(0, (hi.x - lo.x) * (hi.y - lo.y)) / Double(q.count)).squareRoot()
+        let r = max(1e-3, spacing)
+        var grid: [SIMD2<Int>: [Int]] = [:]
+        func key(_ p: Vec2) -> SIMD2<Int> { SIMD2<Int>(Int(((p.x - lo.x) / r).rounded(.down)), Int(((p.y - lo.y) / r).rounded(.down))) }
+        for (i, p) in q.enumerated() { grid[key(p), default: []].append(i) }
+        var nn: [Double] = []
+        nn.reserveCapacity(q.count)
+        for (i, p) in q.enumerated() {
+            let k = key(p)
+            var best = 4 * r
+            // Rings of cells out to 4: a neighbour in ring k is at least (k − 1)·r away.
+            for ring in 0...4 {
+                if Double(ring - 1) * r >= best { break }
+                for dx in -ring...ring { for dy in -ring...ring where max(abs(dx), abs(dy)) == ring {
+                    for j in grid[SIMD2<Int>(k.x + dx, k.y + dy)] ?? [] where j != i { best = min(best, (q[j] - p).norm) }
+                } }
+            }
+            nn.append(best)
+        }
+        return median(nn)
     }
 
     // MARK: Vertical

@@ -221,6 +221,7 @@ struct WorldAcceptanceTests {
         #expect(run.tapsCount >= 15)   // the room has 27 pairs; most are visible after 20 s
         let truth = Dictionary(uniqueKeysWithValues: run.scene.measurements.map { ($0.name, $0.distance) })
         var errors: [Double] = []
+        for m in measurements where m.status != "ok" { print("measure: \(m.label ?? "?") failed: \(m.reason ?? "?")") }
         for m in measurements where m.status == "ok" {
             let label = try #require(m.label)
             let total = try #require(m.total)

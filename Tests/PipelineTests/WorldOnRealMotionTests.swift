@@ -65,21 +65,26 @@ struct WorldOnRealMotionTests {
     // 10 % and a phantom plane at 0.43 m, stereo 13.8 % with 19 beyond 10 %. The first 30 s hold the take-off and
     // the first minutes of mapping, so they are well off the full flight's figures (mono 2 %, stereo 1 %).
 
-    @Test("30 s, mono + IMU: no phantom plane, heights within 4.5 cm; taps: few wrong lengths, σ honest")
+    @Test("30 s, mono + IMU: no phantom plane, heights within 4 cm; taps: few wrong lengths, σ honest")
     func mono() throws {
         let s = try Self.score(stereo: false)
-        try Self.expectPlanes(s, maxHeightError: 0.045)  // today: tableA's top 3.2 cm high, mapped in the first 10 s
+        try Self.expectPlanes(s, maxHeightError: 0.04)  // today: tableA's top 2.7 cm high, mapped in the first 10 s
+        // Today 13 of 40 measured, median 1.94 %, none beyond 10 %, all 13 within 2 σ. Before the height split of
+        // horizontal components (box B's plane held box C's top, 14 cm lower: its taps −21 %) and the estimated
+        // plane's checks: 12 measured, 5.22 %, 4 beyond 10 %, 67 % within 2 σ.
         #expect(s.taps.count >= 25)
-        #expect(s.ok.count >= 8)
-        #expect((s.medianRelativeError ?? 1) <= 0.10)
-        #expect(s.beyond10Percent.count <= 8)
-        #expect(s.within2SigmaFraction >= 0.4)
+        #expect(s.ok.count >= 9)
+        #expect((s.medianRelativeError ?? 1) <= 0.03)
+        #expect(s.beyond10Percent.count <= 1)
+        #expect(s.within2SigmaFraction >= 0.85)
     }
 
     @Test("30 s, stereo + IMU: no phantom plane, heights within 2 cm; taps: few wrong lengths, σ honest")
     func stereo() throws {
         let s = try Self.score(stereo: true)
         try Self.expectPlanes(s, maxHeightError: 0.02)
+        // Today 18 of 40 measured, median 0.85 %, 6 beyond 10 % (4 of them box A's top or the wall behind it, a
+        // foreground the map does not hold yet), 67 % within 2 σ; before this round 21, 3.36 %, 7, 57 %.
         #expect(s.taps.count >= 25)
         #expect(s.ok.count >= 14)
         // The median of the ~21 measured taps is bimodal here (errors near 1 % and near 3–5 %): with plane detection

@@ -222,6 +222,46 @@ import Testing
     }
 }
 
+@Suite struct SeparateTopsTests {
+    /// A box top at 0.50 m and a lower one at 0.38 m 90 cm beside it (σ 4–5 cm: the inlier band is 10 cm, and the
+    /// lower top's upper tail falls inside it), and a few stray landmarks at 0.5 m across a 6 × 5 m room. The
+    /// component grid took its cell from the level's bounding box (30 m² over ~130 points: 0.7 m) and joined the two
+    /// tops into one polygon over both; the component is now split where its pieces' heights differ, so the upper top's
+    /// plane covers the upper top only.
+    @Test func aLowerNoisyTopBesideATopIsNotPartOfItsPlane() throws {
+        var rng = SeededRandom(seed: 23)
+        var lms: [Landmark] = []
+        func add(_ p: Vec3, _ s: Double) { lms.append(Landmark(id: lms.count, p_W: p + rng.gaussian3(s), std_m: s)) }
+        for _ in 0..<60 { add(Vec3(rng.uniform(0, 0.6), rng.uniform(0, 0.6), 0.50), 0.04) }   // the upper top
+        for _ in 0..<40 { add(Vec3(rng.uniform(1.5, 2.1), rng.uniform(0, 0.6), 0.38), 0.05) }  // the lower, noisier top
+        for i in 0..<16 { add(Vec3(-3 + 2 * Double(i % 4), -2.5 + 5.0 / 3 * Double(i / 4), 0.5), 0.04) } // strays
+        let detector = PlaneDetector()
+        let tops = detector.detect(lms.map { MapLandmark(id: $0.id, p_W: $0.p_W, std_m: $0.std_m, weight: 1, observations: 1,
+                                                         firstSeen_ns: 0, lastSeen_ns: 0) })
+            .filter { $0.alignment == .horizontal }
+        let upper = try #require(tops.first { abs($0.offset_m - 0.5) < 0.03 })
+        let hull = PlaneGeometry2D.convexHull(upper.points.map { Vec2($0.x, $0.y) })
+        // None of its landmarks is the lower top's, and its polygon does not cover the lower top's centre.
+        #expect(!upper.points.contains { $0.x > 1.3 && $0.y > -0.2 && $0.y < 0.8 })
+        #expect(!PlaneGeometry2D.convexContains(hull, Vec2(1.8, 0.3)))
+    }
+
+    /// Control: two tops at one height 60 cm apart with the same strays stay what the grid makes of them (the height
+    /// split leaves one surface's pieces together).
+    @Test func twoTopsAtOneHeightAreSplitOnlyByTheGrid() throws {
+        var rng = SeededRandom(seed: 23)
+        var lms: [Landmark] = []
+        func add(_ p: Vec3, _ s: Double) { lms.append(Landmark(id: lms.count, p_W: p + rng.gaussian3(s), std_m: s)) }
+        for _ in 0..<60 { add(Vec3(rng.uniform(0, 0.6), rng.uniform(0, 0.6), 0.5), 0.01) }
+        for _ in 0..<60 { add(Vec3(rng.uniform(1.2, 1.8), rng.uniform(0, 0.6), 0.5), 0.01) }
+        for i in 0..<16 { add(Vec3(-3 + 2 * Double(i % 4), -2.5 + 5.0 / 3 * Double(i / 4), 0.5), 0.01) }
+        let detector = PlaneDetector()
+        let pts = lms.map { MapLandmark(id: $0.id, p_W: $0.p_W, std_m: $0.std_m, weight: 1, observations: 1, firstSeen_ns: 0, lastSeen_ns: 0) }
+        let both = Array(0..<120)
+        #expect(detector.splitByHeight(both, pts).count == 1)
+    }
+}
+
 @Suite struct StackedSliceTests {
     @Test func wallSlicesAreNotHorizontalPlanesEvenWithoutWallDetection() throws {
         // Dense walls and no wall detection: every height band holds an L-shaped slice of the two walls with

@@ -102,6 +102,35 @@ import Testing
         }
     }
 
+    @Test func anEstimatedPlaneWithNothingMappedAlongTheRayFails() throws {
+        // Floor landmarks only in a 1 m strip at x ∈ [0, 1]; a plane fitted to landmarks beside the ray (as the estimated
+        // plane is, over an 8° cone) answered at x = -2.5, where nothing is mapped: an extrapolation, not a measurement.
+        let session = WorldSession()
+        var gen = RoomLandmarks(seed: 5)
+        var frame: WorldFrame?
+        for i in 0..<30 { frame = session.process(frameInput(i, landmarks: gen.floorStrip(x: 0...1, count: 30))) }
+        let f = try #require(frame)
+        func estimatedFloorHit(_ p: Vec3) throws -> (RaycastResult, WorldRay, Vec2) {
+            let px = try #require(testCamera.model.project(defaultPose.inverse.act(p)))
+            let ray = try #require(f.ray(pixel: px))
+            let t = -ray.origin_W.z / ray.direction_W.z
+            let hit = RaycastResult(T_W_Hit: SE3(rotation: .identity, translation: ray.point(at: t)), distance_m: t,
+                                    target: .estimatedPlane, alignment: .horizontal, planeId: nil, surfaceStd_m: 0.005,
+                                    incidenceCosine: abs(ray.direction_W.z))
+            return (hit, ray, px)
+        }
+        let (hit, ray, px) = try estimatedFloorHit(Vec3(-2.5, -0.5, 0))
+        guard case let .failed(why) = TapPointChecker().check(hit, ray: ray, pixel: px, frame: f, raycast: { _ in nil }) else {
+            Issue.record("an estimated plane with nothing along its ray was measured"); return
+        }
+        #expect(why.contains("confirms the estimated surface"))
+        // Control: the same kind of hit inside the strip has the floor's landmarks along its ray, on it.
+        let (h2, r2, p2) = try estimatedFloorHit(Vec3(0.5, 0.5, 0))
+        if case let .failed(why) = TapPointChecker().check(h2, ray: r2, pixel: p2, frame: f, raycast: { _ in nil }) {
+            Issue.record("a mapped estimated floor tap failed: \(why)")
+        }
+    }
+
     @Test func theSameLengthFartherAwayGetsALargerSigma() throws {
         let (_, frames) = runRoom()
         let f = try #require(frames.last)

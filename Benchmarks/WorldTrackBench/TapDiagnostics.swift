@@ -1,0 +1,94 @@
+import Consumers
+import Foundation
+import Geometry
+import Simulation
+import World
+
+/// `WT_TAP_DIAG=label,label|all` (environment) with `worldtrack-bench --world`: what the world held around each tapped
+/// pixel when the tap was measured, on stderr: every plane the ray crosses (geometry with the consumer's 15 cm
+/// horizontal margin, and infinite), the estimated plane, the chosen hit, the hits of rays 4, 8 and 16 px around it in
+/// 8 directions, the landmarks within 32 px of the ray (offset in px, depth, σ, height, time since last reported), and
+/// where the true point lies in the estimate's frame (the true point relative to the true camera, put at the estimated
+/// camera). `WT_TAP_DIAG_DIR=DIR` also writes `DIR/LABEL.txt`: the whole map (`L id x y z σ`), the planes
+/// (`P id alignment normal offset band boundary…`) and the rays (`R pixel origin direction truePoint`). A debugging aid
+/// (docs/ACCURACY.md, "World on real motion").
+enum TapDiagnostics {
+    static let wanted: Set<String>? = ProcessInfo.processInfo.environment["WT_TAP_DIAG"].map { Set($0.split(separator: ",").map(String.init)) }
+
+    static func wants(_ label: String) -> Bool {
+        guard let w = wanted else { return false }
+        return w.contains("all") || w.contains(label)
+    }
+
+    static func dump(tap: PlannedTap, record: MeasurementRecord, frame: WorldFrame, T_W_C_true: SE3?, log: (String) -> Void) {
+        var s = "=== \(tap.label) (\(tap.kind)) true \(String(format: "%.3f", tap.length)) status \(record.status) \(record.reason ?? "")\n"
+        let f = frame.camera.model.intrinsics.fx
+        let cam = frame.T_W_C.translation
+        s += String(format: "  camera est (%.2f %.2f %.2f)\n", cam.x, cam.y, cam.z)
+        for p in frame.session.planes {
+            s += String(format: "  %@ %@ n=(%.2f %.2f %.2f) off %.3f σ %.3f band %.3f area %.2f pts %d\n", p.id as NSString,
+                        p.alignment.rawValue as NSString, p.normal_W.x, p.normal_W.y, p.normal_W.z, p.offset_m, p.offsetStd_m,
+                        p.inlierBand_m, p.area_m2, p.pointCount)
+        }
+        for (i, px) in tap.pixels.enumerated() {
+            guard let ray = frame.ray(pixel: px) else { continue }
+            let truth = i == 0 ? tap.a_W : tap.b_W
+            var trueDepth = Double.nan
+            if let T = T_W_C_true {
+                let pEst = frame.T_W_C.act(T.inverse.act(truth))
+                trueDepth = (pEst - ray.origin_W).norm
+                let off = (pEst - ray.origin_W) - trueDepth * ray.direction_W
+                s += String(format: "  pixel %d (%.1f, %.1f): true point in the estimate's frame at %.3f m, %.1f px off the ray, z %.3f\n",
+                            i, px.x, px.y, trueDepth, off.norm / trueDepth * f, pEst.z)
+            }
+            for t in [RaycastTarget.existingPlaneGeometry, .existingPlaneInfinite] {
+                for h in frame.session.raycast(ray, target: t, horizontalGeometryMargin_m: 0.15) {
+                    s += String(format: "    %@ %@ d=%.3f cos %.2f\n", t.rawValue as NSString, (h.planeId ?? "-") as NSString,
+                                h.distance_m, h.incidenceCosine)
+                }
+            }
+            if let e = frame.session.raycast(ray, target: .estimatedPlane).first {
+                s += String(format: "    estimated d=%.3f n=(%.2f %.2f %.2f) σ %.3f cos %.2f\n", e.distance_m, e.normal_W.x, e.normal_W.y,
+                            e.normal_W.z, e.surfaceStd_m, e.incidenceCosine)
+            }
+            if let h = frame.raycast(pixel: px, horizontalGeometryMargin_m: 0.15) {
+                s += String(format: "    chosen %@ %@ d=%.3f\n", h.target.rawValue as NSString, (h.planeId ?? "-") as NSString, h.distance_m)
+            }
+            var ring = "    ring:"
+            for r in [4.0, 8.0, 16.0] {
+                ring += String(format: " r%.0f[", r)
+                for k in 0..<8 {
+                    let a = Double(k) * Double.pi / 4
+                    let q = px + Vec2(r * cos(a), r * sin(a))
+                    if let h = frame.raycast(pixel: q, horizontalGeometryMargin_m: 0.15) {
+                        ring += String(format: " %@%.2f", (h.planeId?.replacingOccurrences(of: "plane-", with: "p") ?? "e") as NSString, h.distance_m)
+                    } else { ring += " -" }
+                }
+                ring += " ]"
+            }
+            s += ring + "\n"
+            let near = frame.session.map.landmarks(nearRayFrom: ray.origin_W, direction: ray.direction_W, maxAngle: atan(32 / f))
+            for (l, ang) in near.prefix(30) {
+                let d = (l.p_W - ray.origin_W).dot(ray.direction_W)
+                s += String(format: "    lm %d %.1f px depth %.3f σ %.3f z %.3f age %.1f s obs %d\n", l.id, tan(ang) * f, d, l.std_m, l.p_W.z,
+                            Double(frame.t_ns - l.lastSeen_ns) * 1e-9, l.observations)
+            }
+        }
+        log(s)
+        if let dir = ProcessInfo.processInfo.environment["WT_TAP_DIAG_DIR"] {
+            var lines = ["# landmark id x y z std"]
+            for l in frame.session.map.all { lines.append("L \(l.id) \(l.p_W.x) \(l.p_W.y) \(l.p_W.z) \(l.std_m)") }
+            for p in frame.session.planes {
+                lines.append("P \(p.id) \(p.alignment.rawValue) \(p.normal_W.x) \(p.normal_W.y) \(p.normal_W.z) \(p.offset_m) \(p.inlierBand_m) "
+                    + p.boundary.map { "\($0.x),\($0.y),\($0.z)" }.joined(separator: " "))
+            }
+            for (i, px) in tap.pixels.enumerated() {
+                guard let ray = frame.ray(pixel: px) else { continue }
+                let truth = i == 0 ? tap.a_W : tap.b_W
+                let pEst = T_W_C_true.map { frame.T_W_C.act($0.inverse.act(truth)) } ?? ray.origin_W
+                lines.append("R \(i) \(ray.origin_W.x) \(ray.origin_W.y) \(ray.origin_W.z) \(ray.direction_W.x) \(ray.direction_W.y) \(ray.direction_W.z) \(pEst.x) \(pEst.y) \(pEst.z)")
+            }
+            try? lines.joined(separator: "\n").write(toFile: dir + "/\(tap.label).txt", atomically: true, encoding: .utf8)
+        }
+    }
+}
