@@ -116,6 +116,7 @@ import Vision
         let image = Self.texture(seed: 7)
         var options = MapReuseOptions()
         options.warmup_ns = 0
+        options.maxPointStdMono_m = 0.06
         let first = features(firstId: 0, age: 1)
         // 9 points at σ 2 cm, 10 at 5 cm (looser than stereo's bound, inside mono's) and one at 8 cm.
         func graded() -> [Landmark] {
