@@ -154,6 +154,12 @@ public enum Settings {
         .int("relocalization.verifyAfterFrames", \.relocalization.verifyAfterFrames, "The candidate that confirms another comes this many frames after it (at most twice as many).", 1...Int64(Int32.max)),
         .double("relocalization.alignmentStd_m", \.relocalization.alignmentStd_m, "Once accepted, the alignment's 1-σ in position, metres per axis, added to the filter's gauge so that the map's points pull its pose onto the map."),
         .double("relocalization.alignmentYawStd_rad", \.relocalization.alignmentYawStd_rad, "… and in yaw, radians."),
+        .double("relocalization.freeSpaceRadius_px", \.relocalization.freeSpaceRadius_px, "Free-space check of a candidate alignment: a point is compared with what a camera saw within this distance of its direction, pixels.", 0...1000),
+        .double("relocalization.freeSpaceRelativeTolerance", \.relocalization.freeSpaceRelativeTolerance, "… at a range within 3 σ plus this fraction of the range.", 0...10),
+        .int("relocalization.minContradictions", \.relocalization.minContradictions, "A candidate is refuted when at least this many points sit where a camera saw through them (map points for the run's cameras, the run's landmarks for the map's keyframes) …", 1...Int64(Int32.max)),
+        .double("relocalization.minContradictionFraction", \.relocalization.minContradictionFraction, "… making at least this fraction of the points compared.", 0...1),
+        .double("relocalization.refutedRadius_m", \.relocalization.refutedRadius_m, "A later candidate within this distance, metres, of a refuted one is the same place and refuted too …"),
+        .double("relocalization.refutedYaw_rad", \.relocalization.refutedYaw_rad, "… and within this yaw, radians."),
     ]
 
     /// Properties that are not settings of the file, with the reason.

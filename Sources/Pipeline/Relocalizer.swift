@@ -35,6 +35,20 @@ public struct RelocalizationOptions: Equatable, Sendable {
     public var alignmentStd_m = 0.05
     /// … and in yaw, radians (2°), added to the filter's gauge so that the map's points pull its pose onto the map.
     public var alignmentYawStd_rad = 0.035
+    /// Free-space check of a candidate (`FreeSpaceCheck`): a point is compared with what a camera saw within this
+    /// angle of its direction (pixels over the focal length) …
+    public var freeSpaceRadius_px = 12.0
+    /// … at a range within 3 σ plus this fraction of the range.
+    public var freeSpaceRelativeTolerance = 0.1
+    /// A candidate is refuted when at least this many points (map points seen through by the run's cameras, or the
+    /// run's landmarks seen through by the map's keyframes) contradict it …
+    public var minContradictions = 3
+    /// … making at least this fraction of the points compared (agreeing or contradicting).
+    public var minContradictionFraction = 0.02
+    /// A refuted alignment stays refuted: a later candidate within this distance, metres, and yaw, radians (10°), of
+    /// one is the same place (the run's frame drifts slowly from the map's) and is not taken either.
+    public var refutedRadius_m = 0.5
+    public var refutedYaw_rad = 10 * Double.pi / 180
     /// Defaults.
     public init() {}
 }
@@ -47,6 +61,8 @@ public struct Relocalization: Equatable, Sendable {
     public var T_Ws_W: SE3
     /// Inliers (distinct map points) of the confirming candidate.
     public var inliers: Int
+    /// Candidate alignments refuted by the free-space check before this one (a repeating scene's other places).
+    public var refuted: Int = 0
 }
 
 /// Finds a loaded world map in the live frames: the features' ORB descriptors (computed where they are now) are
@@ -56,8 +72,16 @@ public struct Relocalization: Equatable, Sendable {
 /// (`YawTranslationSolver`, three matches per sample: gravity is known, so the cameras' tilt comes from the filter)
 /// finds the yaw and translation between the map's frame and the run's; a candidate needs `minInliers` inliers and
 /// no rival alignment among the other matches (a repeating scene), and is accepted when the candidate found
-/// `verifyAfterFrames` frames later (mostly other frames' matches) agrees with it. Deterministic (the RANSAC's
-/// generator is seeded with the frame time).
+/// `verifyAfterFrames` frames later (mostly other frames' matches) agrees with it.
+///
+/// Appearance alone cannot tell a place from another that looks the same: a texture that repeats (a tiled floor, a
+/// patterned wall, a row of identical windows) gives consistent matches at every repetition, and when the place the
+/// camera really sees is not in the map, the shifted one is the only alignment the matches support — no rival for the
+/// ambiguity test. So every candidate is also checked against the 3-D structure both runs saw (`FreeSpaceCheck`): the
+/// map's points against the run's own landmarks as the run's recent cameras see them, and the run's landmarks against
+/// what each map keyframe saw. Structure that does not repeat (furniture, the end of a wall) then sits, at a shifted
+/// place, where a camera saw through it; a candidate with `minContradictions` such points is refuted, and so is any
+/// later candidate at the same place. Deterministic (the RANSAC's generator is seeded with the frame time).
 final class Relocalizer {
     private typealias Match = (correspondence: YawTranslationSolver.Correspondence, mapIndex: Int, frame: Int)
     private let points: [WorldMap.MapPoint]
@@ -67,6 +91,17 @@ final class Relocalizer {
     private var window: [Int: Match] = [:]
     private var frame = 0
     private var pending: (frame: Int, T: SE3)?
+    /// The run's own landmarks (its frame W) reported over the last `liveWindow_ns`, by track id.
+    private var live: [Int: (p_W: Vec3, std_m: Double, t_ns: TimestampNs)] = [:]
+    private let liveWindow_ns: TimestampNs = 1_500_000_000
+    /// Camera 0 in the run's frame at the frames of the window.
+    private var cameras: [(frame: Int, T_W_C: SE3)] = []
+    /// What the map's keyframes saw: camera 0 in the map's frame and its keypoints' map points.
+    private let keyframeViews: [(T_Ws_C: SE3, samples: [FreeSpaceCheck.Sample])]
+    /// Alignments the free-space check refuted.
+    private var refuted: [SE3] = []
+    /// How many candidate alignments the free-space check refuted so far.
+    var refutedCount: Int { refuted.count }
     /// The accepted alignment, once found.
     private(set) var result: Relocalization?
 
@@ -74,13 +109,19 @@ final class Relocalizer {
         self.points = map.points
         self.camera = camera
         self.options = options
+        var byId: [Int: WorldMap.MapPoint] = [:]
+        for p in map.points { byId[p.id] = p }
+        keyframeViews = map.keyframes.map { k in
+            let T_C_Ws = k.T_W_C.inverse
+            let seen = k.keypoints.compactMap { $0.mapPointId.flatMap { byId[$0] } }.map { (p_C: T_C_Ws.act($0.p_W), std_m: $0.std_m) }
+            return (k.T_W_C, FreeSpaceCheck.samples(seen).compactMap { $0 })
+        }
     }
 
-    /// Tries this frame (camera 0 at `T_W_C` in the run's frame, from a converged filter). Returns the alignment
-    /// when this frame confirms it.
-    func attempt(_ features: [TrackedFeature], image: GrayImage, T_W_C: SE3, t_ns: TimestampNs) throws -> Relocalization? {
+    /// Tries this frame (camera 0 at `T_W_C` in the run's frame, from a converged filter; `landmarks` the estimator's
+    /// of this frame, run's frame). Returns the alignment when this frame confirms it.
+    func attempt(_ features: [TrackedFeature], landmarks: [Landmark], image: GrayImage, T_W_C: SE3, t_ns: TimestampNs) throws -> Relocalization? {
         guard result == nil, !points.isEmpty else { return result }
-        frame += 1
         let descriptors = try ORBDescriptor.compute(image, at: features.map { SIMD2<Float>(Float($0.pixel.x), Float($0.pixel.y)) })
         // Brute-force matching, one feature per map point (the closest wins).
         var byPoint: [Int: (feature: Int, distance: Int)] = [:]
@@ -96,10 +137,25 @@ final class Relocalizer {
             if let other = byPoint[best.index], other.distance <= best.distance { continue }
             byPoint[best.index] = (i, best.distance)
         }
+        let matches = byPoint.map { index, match in
+            let n = features[match.feature].normalized
+            return (mapIndex: index, normalized: SIMD2(n.x, n.y))
+        }
+        return consider(matches, landmarks: landmarks, T_W_C: T_W_C, t_ns: t_ns)
+    }
+
+    /// The frame's matches (a map point's index in the loaded map, the feature's normalized image coordinates), after
+    /// descriptor matching: pooled, aligned, checked, confirmed. Returns the alignment when this frame confirms it.
+    func consider(_ frameMatches: [(mapIndex: Int, normalized: SIMD2<Double>)], landmarks: [Landmark], T_W_C: SE3,
+                  t_ns: TimestampNs) -> Relocalization? {
+        guard result == nil, !points.isEmpty else { return result }
+        frame += 1
+        live = live.filter { t_ns - $0.value.t_ns <= liveWindow_ns }
+        for l in landmarks { live[l.id] = (l.p_W, l.std_m, t_ns) }
+        cameras = cameras.filter { frame - $0.frame < options.windowFrames } + [(frame, T_W_C)]
         let R = T_W_C.rotation, o = T_W_C.translation
         window = window.filter { frame - $0.value.frame < options.windowFrames }
-        for (index, match) in byPoint {
-            let n = features[match.feature].normalized
+        for (index, n) in frameMatches {
             let a = R.act(Vec3(n.x, n.y, 1)).normalized
             window[index] = (.init(p_Ws: points[index].p_W, a_W: a, o_W: o, std_m: points[index].std_m), index, frame)
         }
@@ -107,12 +163,53 @@ final class Relocalizer {
         guard matches.count >= max(options.minInliers, 3),
               let (T, inliers) = ransac(matches, t_ns: t_ns), inliers.count >= options.minInliers,
               Double(inliers.count) >= options.minInlierFraction * Double(matches.count) else { return nil }
+        // A place already refuted, or refuted now by what the cameras saw through, is no candidate.
+        guard !refuted.contains(where: { samePlace($0, T) }) else { return nil }
+        if isContradicted(T) {
+            refuted.append(T)
+            if let p = pending, samePlace(p.T, T) { pending = nil }
+            return nil
+        }
         if let p = pending, frame - p.frame > 2 * options.verifyAfterFrames { pending = nil }
         guard let p = pending else { pending = (frame, T); return nil }
         guard frame - p.frame >= options.verifyAfterFrames else { return nil }
         guard agree(p.T, T) else { pending = (frame, T); return nil }
-        result = Relocalization(t_ns: t_ns, T_Ws_W: T, inliers: inliers.count)
+        result = Relocalization(t_ns: t_ns, T_Ws_W: T, inliers: inliers.count, refuted: refuted.count)
         return result
+    }
+
+    /// Whether the map's structure and the run's contradict the alignment `T_Ws_W`: the map's points against the run's
+    /// recent landmarks seen from the window's cameras (every third frame and this one), and the run's landmarks
+    /// against what each map keyframe saw (`FreeSpaceCheck`).
+    private func isContradicted(_ T_Ws_W: SE3) -> Bool {
+        let radius = options.freeSpaceRadius_px / camera.model.intrinsics.fx
+        let tolerance = options.freeSpaceRelativeTolerance
+        let landmarks = Array(live.values)
+        guard !landmarks.isEmpty else { return false }
+        let T_W_Ws = T_Ws_W.inverse
+        var mapVerdicts: [[FreeSpaceCheck.Verdict]] = []
+        for (k, c) in cameras.reversed().enumerated() where k % 3 == 0 {
+            let T_C_W = c.T_W_C.inverse, T_C_Ws = T_C_W * T_W_Ws
+            let view = FreeSpaceCheck.samples(landmarks.map { (p_C: T_C_W.act($0.p_W), std_m: $0.std_m) }).compactMap { $0 }
+            let seen = FreeSpaceCheck.samples(points.map { (p_C: T_C_Ws.act($0.p_W), std_m: $0.std_m) })
+            mapVerdicts.append(FreeSpaceCheck.compare(seen, view: view, radius_rad: radius, relativeTolerance: tolerance))
+        }
+        let landmarks_Ws = landmarks.map { (p: T_Ws_W.act($0.p_W), std: $0.std_m) }
+        let liveVerdicts = keyframeViews.map { k -> [FreeSpaceCheck.Verdict] in
+            let T_C_Ws = k.T_Ws_C.inverse
+            let seen = FreeSpaceCheck.samples(landmarks_Ws.map { (p_C: T_C_Ws.act($0.p), std_m: $0.std) })
+            return FreeSpaceCheck.compare(seen, view: k.samples, radius_rad: radius, relativeTolerance: tolerance)
+        }
+        let a = FreeSpaceCheck.Evidence(combining: mapVerdicts), b = FreeSpaceCheck.Evidence(combining: liveVerdicts)
+        let contradict = a.contradict + b.contradict, compared = contradict + a.agree + b.agree
+        return contradict >= options.minContradictions && Double(contradict) >= options.minContradictionFraction * Double(compared)
+    }
+
+    /// Two alignments put the map at the same place, up to the run's drift (`refutedRadius_m`, `refutedYaw_rad`).
+    private func samePlace(_ a: SE3, _ b: SE3) -> Bool {
+        var dyaw = a.rotation.yaw - b.rotation.yaw
+        dyaw = atan2(sin(dyaw), cos(dyaw))
+        return (a.translation - b.translation).norm <= options.refutedRadius_m && abs(dyaw) <= options.refutedYaw_rad
     }
 
     private func agree(_ a: SE3, _ b: SE3) -> Bool {
