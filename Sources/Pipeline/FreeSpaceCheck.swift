@@ -26,19 +26,13 @@ enum FreeSpaceCheck {
         case contradicts
     }
 
-    /// Counts of points that agree with or contradict the views, each point counted once: it agrees when a view
+    /// Several views' verdicts on the same points (`verdicts[view][point]`) as one per point: it agrees when a view
     /// agrees with it, contradicts when a view contradicts it and none agrees.
-    struct Evidence: Equatable {
-        var agree = 0
-        var contradict = 0
-
-        /// The counts over several views' verdicts on the same points (`verdicts[view][point]`).
-        init(combining verdicts: [[Verdict]]) {
-            guard let n = verdicts.first?.count else { return }
-            for i in 0..<n {
-                let column = verdicts.map { $0[i] }
-                if column.contains(.agrees) { agree += 1 } else if column.contains(.contradicts) { contradict += 1 }
-            }
+    static func combine(_ verdicts: [[Verdict]]) -> [Verdict] {
+        guard let n = verdicts.first?.count else { return [] }
+        return (0..<n).map { i in
+            if verdicts.contains(where: { $0[i] == .agrees }) { return .agrees }
+            return verdicts.contains(where: { $0[i] == .contradicts }) ? .contradicts : .unknown
         }
     }
 
@@ -54,20 +48,21 @@ enum FreeSpaceCheck {
 
     /// Compares points (camera frame of the view) with the view's samples within `radius_rad` of their direction.
     /// A point agrees when a neighbour's range is within the tolerance of its own, contradicts when every neighbour is
-    /// farther than its range plus the tolerance. The tolerance is 3 σ of the pair plus `relativeTolerance` of the
+    /// farther than its range plus the tolerance and there are at least two (one badly triangulated sample does not
+    /// refute anything). The tolerance is 3 σ of the pair plus `relativeTolerance` of the
     /// range (a triangulated point's σ understates how far it can be off along its ray).
     static func compare(_ points: [Sample?], view: [Sample], radius_rad: Double, relativeTolerance: Double) -> [Verdict] {
         let cosRadius = cos(radius_rad)
         return points.map { p in
             guard let p else { return .unknown }
-            var any = false, allFarther = true
+            var neighbours = 0, allFarther = true
             for s in view where s.direction.dot(p.direction) >= cosRadius {
-                any = true
+                neighbours += 1
                 let tolerance = 3 * (p.std_m * p.std_m + s.std_m * s.std_m).squareRoot() + relativeTolerance * max(p.range_m, s.range_m)
                 if abs(s.range_m - p.range_m) <= tolerance { return .agrees }
                 if s.range_m <= p.range_m + tolerance { allFarther = false }
             }
-            return any && allFarther ? .contradicts : .unknown
+            return neighbours >= 2 && allFarther ? .contradicts : .unknown
         }
     }
 }
