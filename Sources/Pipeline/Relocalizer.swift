@@ -4,6 +4,7 @@ import Geometry
 import Imaging
 import Sensors
 import Vision
+import World
 import WorldMap
 
 /// Settings of `Relocalizer`.
@@ -35,6 +36,30 @@ public struct RelocalizationOptions: Equatable, Sendable {
     public var alignmentStd_m = 0.05
     /// … and in yaw, radians (2°), added to the filter's gauge so that the map's points pull its pose onto the map.
     public var alignmentYawStd_rad = 0.035
+    /// Free-space check of a candidate (`FreeSpaceCheck`): a point is compared with what a camera saw within this
+    /// angle of its direction (pixels over the focal length) …
+    public var freeSpaceRadius_px = 12.0
+    /// … at a range within 3 σ plus this fraction of the range.
+    public var freeSpaceRelativeTolerance = 0.1
+    /// A place is refuted when at least this many points (map points seen through by the run's cameras, or the run's
+    /// landmarks seen through by the map's keyframes; distinct, over the frames it was a candidate) contradict it …
+    public var minContradictions = 3
+    /// … making at least this fraction of the points compared (agreeing or contradicting). A place whose inliers leave
+    /// a direction to appearance alone (`surfaceGroupAngle_rad`) is accepted only once
+    /// `minContradictions / minContradictionFraction` points were compared: enough that a wrong place whose share of
+    /// contradicting points is this fraction would have shown `minContradictions` of them.
+    public var minContradictionFraction = 0.02
+    /// Surfaces of the inliers: a map point's normal is fitted to the map points within `normalRadius_m` (at least 6,
+    /// RMS off their plane at most `normalMaxRMS_m`); inliers whose normals are within this angle (sign aside) face the
+    /// same way, and only groups of at least 3 count. Unless three groups face independent directions, the inliers'
+    /// surfaces all contain a direction along which only their texture fixes the alignment — and a texture may repeat.
+    public var surfaceGroupAngle_rad = 30 * Double.pi / 180
+    public var normalRadius_m = 0.3
+    public var normalMaxRMS_m = 0.05
+    /// Candidates within this distance, metres, and yaw, radians (10°), of each other are the same place (the run's
+    /// frame drifts slowly from the map's): their free-space evidence adds up, and a refuted place stays refuted.
+    public var placeRadius_m = 0.5
+    public var placeYaw_rad = 10 * Double.pi / 180
     /// Defaults.
     public init() {}
 }
@@ -47,6 +72,8 @@ public struct Relocalization: Equatable, Sendable {
     public var T_Ws_W: SE3
     /// Inliers (distinct map points) of the confirming candidate.
     public var inliers: Int
+    /// Candidate alignments refuted by the free-space check before this one (a repeating scene's other places).
+    public var refuted: Int = 0
 }
 
 /// Finds a loaded world map in the live frames: the features' ORB descriptors (computed where they are now) are
@@ -56,8 +83,17 @@ public struct Relocalization: Equatable, Sendable {
 /// (`YawTranslationSolver`, three matches per sample: gravity is known, so the cameras' tilt comes from the filter)
 /// finds the yaw and translation between the map's frame and the run's; a candidate needs `minInliers` inliers and
 /// no rival alignment among the other matches (a repeating scene), and is accepted when the candidate found
-/// `verifyAfterFrames` frames later (mostly other frames' matches) agrees with it. Deterministic (the RANSAC's
-/// generator is seeded with the frame time).
+/// `verifyAfterFrames` frames later (mostly other frames' matches) agrees with it.
+///
+/// Appearance alone cannot tell a place from another that looks the same: a texture that repeats (a tiled floor, a
+/// patterned wall, a row of identical windows) gives consistent matches at every repetition, and when the place the
+/// camera really sees is not in the map, the shifted one is the only alignment the matches support — no rival for the
+/// ambiguity test. So every candidate is also checked against the 3-D structure both runs saw (`FreeSpaceCheck`): the
+/// map's points against the run's own landmarks as the run's recent cameras see them, and the run's landmarks against
+/// what each map keyframe saw. Structure that does not repeat (furniture, the end of a wall) then sits, at a shifted
+/// place, where a camera saw through it. The evidence adds up over the frames a place is a candidate; a place with
+/// `minContradictions` such points is refuted (for the rest of the run), and a place is accepted only once enough
+/// points were compared for a wrong one to have shown them. Deterministic (the RANSAC's generator is seeded with the frame time).
 final class Relocalizer {
     private typealias Match = (correspondence: YawTranslationSolver.Correspondence, mapIndex: Int, frame: Int)
     private let points: [WorldMap.MapPoint]
@@ -67,6 +103,31 @@ final class Relocalizer {
     private var window: [Int: Match] = [:]
     private var frame = 0
     private var pending: (frame: Int, T: SE3)?
+    /// The run's own landmarks (its frame W) reported over the last `liveWindow_ns`, by track id.
+    private var live: [Int: (p_W: Vec3, std_m: Double, t_ns: TimestampNs)] = [:]
+    private let liveWindow_ns: TimestampNs = 1_500_000_000
+    /// Camera 0 in the run's frame at the frames of the window.
+    private var cameras: [(frame: Int, T_W_C: SE3)] = []
+    /// What the map's keyframes saw: camera 0 in the map's frame and its keypoints' map points.
+    private let keyframeViews: [(T_Ws_C: SE3, samples: [FreeSpaceCheck.Sample])]
+    /// Each map point's surface normal (map frame), where its neighbours lie on a plane.
+    private let normals: [Vec3?]
+    /// The places that were candidates, with their free-space evidence.
+    private var places: [Place] = []
+    /// How many places the free-space check refuted so far.
+    var refutedCount: Int { places.filter(\.refuted).count }
+
+    /// What the free-space check gathered for one place over the frames it was a candidate: the distinct points
+    /// (map point indices ≥ 0, the run's landmarks as −1 − track id) that agreed with it or contradicted it.
+    private struct Place {
+        var T_Ws_W: SE3
+        var agreeing = Set<Int>()
+        var contradicting = Set<Int>()
+        var refuted = false
+        /// Points that contradicted it and never agreed.
+        var contradictions: Int { contradicting.subtracting(agreeing).count }
+        var compared: Int { agreeing.union(contradicting).count }
+    }
     /// The accepted alignment, once found.
     private(set) var result: Relocalization?
 
@@ -74,13 +135,20 @@ final class Relocalizer {
         self.points = map.points
         self.camera = camera
         self.options = options
+        normals = Self.normals(map.points.map(\.p_W), radius: options.normalRadius_m, maxRMS: options.normalMaxRMS_m)
+        var byId: [Int: WorldMap.MapPoint] = [:]
+        for p in map.points { byId[p.id] = p }
+        keyframeViews = map.keyframes.map { k in
+            let T_C_Ws = k.T_W_C.inverse
+            let seen = k.keypoints.compactMap { $0.mapPointId.flatMap { byId[$0] } }.map { (p_C: T_C_Ws.act($0.p_W), std_m: $0.std_m) }
+            return (k.T_W_C, FreeSpaceCheck.samples(seen).compactMap { $0 })
+        }
     }
 
-    /// Tries this frame (camera 0 at `T_W_C` in the run's frame, from a converged filter). Returns the alignment
-    /// when this frame confirms it.
-    func attempt(_ features: [TrackedFeature], image: GrayImage, T_W_C: SE3, t_ns: TimestampNs) throws -> Relocalization? {
+    /// Tries this frame (camera 0 at `T_W_C` in the run's frame, from a converged filter; `landmarks` the estimator's
+    /// of this frame, run's frame). Returns the alignment when this frame confirms it.
+    func attempt(_ features: [TrackedFeature], landmarks: [Landmark], image: GrayImage, T_W_C: SE3, t_ns: TimestampNs) throws -> Relocalization? {
         guard result == nil, !points.isEmpty else { return result }
-        frame += 1
         let descriptors = try ORBDescriptor.compute(image, at: features.map { SIMD2<Float>(Float($0.pixel.x), Float($0.pixel.y)) })
         // Brute-force matching, one feature per map point (the closest wins).
         var byPoint: [Int: (feature: Int, distance: Int)] = [:]
@@ -96,23 +164,132 @@ final class Relocalizer {
             if let other = byPoint[best.index], other.distance <= best.distance { continue }
             byPoint[best.index] = (i, best.distance)
         }
+        let matches = byPoint.map { index, match in
+            let n = features[match.feature].normalized
+            return (mapIndex: index, normalized: SIMD2(n.x, n.y))
+        }
+        return consider(matches, landmarks: landmarks, T_W_C: T_W_C, t_ns: t_ns)
+    }
+
+    /// The frame's matches (a map point's index in the loaded map, the feature's normalized image coordinates), after
+    /// descriptor matching: pooled, aligned, checked, confirmed. Returns the alignment when this frame confirms it.
+    func consider(_ frameMatches: [(mapIndex: Int, normalized: SIMD2<Double>)], landmarks: [Landmark], T_W_C: SE3,
+                  t_ns: TimestampNs) -> Relocalization? {
+        guard result == nil, !points.isEmpty else { return result }
+        frame += 1
+        live = live.filter { t_ns - $0.value.t_ns <= liveWindow_ns }
+        for l in landmarks { live[l.id] = (l.p_W, l.std_m, t_ns) }
+        cameras = cameras.filter { frame - $0.frame < options.windowFrames } + [(frame, T_W_C)]
         let R = T_W_C.rotation, o = T_W_C.translation
         window = window.filter { frame - $0.value.frame < options.windowFrames }
-        for (index, match) in byPoint {
-            let n = features[match.feature].normalized
+        for (index, n) in frameMatches {
             let a = R.act(Vec3(n.x, n.y, 1)).normalized
             window[index] = (.init(p_Ws: points[index].p_W, a_W: a, o_W: o, std_m: points[index].std_m), index, frame)
         }
-        let matches = window.sorted { $0.key < $1.key }.map(\.value.correspondence)
+        let pooled = window.sorted { $0.key < $1.key }
+        let matches = pooled.map(\.value.correspondence)
         guard matches.count >= max(options.minInliers, 3),
               let (T, inliers) = ransac(matches, t_ns: t_ns), inliers.count >= options.minInliers,
               Double(inliers.count) >= options.minInlierFraction * Double(matches.count) else { return nil }
+        // The place's free-space evidence: a refuted place is no candidate, nor one that what the cameras saw through
+        // refutes now.
+        let place: Int
+        if let i = places.firstIndex(where: { samePlace($0.T_Ws_W, T) }) { place = i } else { places.append(Place(T_Ws_W: T)); place = places.count - 1 }
+        guard !places[place].refuted else { return nil }
+        places[place].T_Ws_W = T
+        gatherFreeSpace(T, into: &places[place])
+        let evidence = places[place]
+        if evidence.contradictions >= options.minContradictions,
+           Double(evidence.contradictions) >= options.minContradictionFraction * Double(evidence.compared) {
+            places[place].refuted = true
+            if let p = pending, samePlace(p.T, T) { pending = nil }
+            return nil
+        }
         if let p = pending, frame - p.frame > 2 * options.verifyAfterFrames { pending = nil }
         guard let p = pending else { pending = (frame, T); return nil }
         guard frame - p.frame >= options.verifyAfterFrames else { return nil }
         guard agree(p.T, T) else { pending = (frame, T); return nil }
-        result = Relocalization(t_ns: t_ns, T_Ws_W: T, inliers: inliers.count)
+        // Inliers, and map points the free-space check found where the run's cameras see a surface, whose surfaces leave
+        // a direction to appearance alone: accepted only once enough was compared to have refuted a wrong place (the
+        // run's own structure grows as it moves); until then the pending candidate waits.
+        if !spansThreeDirections(inliers.map { pooled[$0].key } + evidence.agreeing.filter { $0 >= 0 }.sorted()),
+           Double(evidence.compared) * options.minContradictionFraction < Double(options.minContradictions) { return nil }
+        result = Relocalization(t_ns: t_ns, T_Ws_W: T, inliers: inliers.count, refuted: refutedCount)
         return result
+    }
+
+    /// Adds this frame's free-space evidence on the alignment `T_Ws_W` to a place's: the map's points against the run's
+    /// recent landmarks seen from the window's cameras (every third frame and this one), and the run's landmarks
+    /// against what each map keyframe saw (`FreeSpaceCheck`).
+    private func gatherFreeSpace(_ T_Ws_W: SE3, into place: inout Place) {
+        let radius = options.freeSpaceRadius_px / camera.model.intrinsics.fx
+        let tolerance = options.freeSpaceRelativeTolerance
+        let landmarks = live.map { (id: $0.key, p_W: $0.value.p_W, std_m: $0.value.std_m) }
+        guard !landmarks.isEmpty else { return }
+        let T_W_Ws = T_Ws_W.inverse
+        var mapVerdicts: [[FreeSpaceCheck.Verdict]] = []
+        for (k, c) in cameras.reversed().enumerated() where k % 3 == 0 {
+            let T_C_W = c.T_W_C.inverse, T_C_Ws = T_C_W * T_W_Ws
+            let view = FreeSpaceCheck.samples(landmarks.map { (p_C: T_C_W.act($0.p_W), std_m: $0.std_m) }).compactMap { $0 }
+            let seen = FreeSpaceCheck.samples(points.map { (p_C: T_C_Ws.act($0.p_W), std_m: $0.std_m) })
+            mapVerdicts.append(FreeSpaceCheck.compare(seen, view: view, radius_rad: radius, relativeTolerance: tolerance))
+        }
+        let landmarks_Ws = landmarks.map { (p: T_Ws_W.act($0.p_W), std: $0.std_m) }
+        let liveVerdicts = keyframeViews.map { k -> [FreeSpaceCheck.Verdict] in
+            let T_C_Ws = k.T_Ws_C.inverse
+            let seen = FreeSpaceCheck.samples(landmarks_Ws.map { (p_C: T_C_Ws.act($0.p), std_m: $0.std) })
+            return FreeSpaceCheck.compare(seen, view: k.samples, radius_rad: radius, relativeTolerance: tolerance)
+        }
+        for (i, v) in FreeSpaceCheck.combine(mapVerdicts).enumerated() {
+            if v == .agrees { place.agreeing.insert(i) } else if v == .contradicts { place.contradicting.insert(i) }
+        }
+        for (k, v) in FreeSpaceCheck.combine(liveVerdicts).enumerated() {
+            if v == .agrees { place.agreeing.insert(-1 - landmarks[k].id) } else if v == .contradicts { place.contradicting.insert(-1 - landmarks[k].id) }
+        }
+    }
+
+    /// Whether the inliers' surfaces face three independent directions (groups of at least 3 inliers whose normals
+    /// are within `surfaceGroupAngle_rad`); if not, the alignment along the direction they all contain rests on their
+    /// texture alone.
+    private func spansThreeDirections(_ mapIndices: [Int]) -> Bool {
+        let cosGroup = cos(options.surfaceGroupAngle_rad)
+        var groups: [(normal: Vec3, count: Int)] = []
+        for n in Set(mapIndices).sorted().compactMap({ normals[$0] }) {
+            if let g = groups.firstIndex(where: { abs($0.normal.dot(n)) >= cosGroup }) { groups[g].count += 1 } else { groups.append((n, 1)) }
+        }
+        let faces = groups.filter { $0.count >= 3 }.map(\.normal)
+        // Three normals are independent when no one of them lies within the group angle of the others' plane.
+        let sinGroup = sin(options.surfaceGroupAngle_rad)
+        for i in faces.indices { for j in faces.indices where j > i { for k in faces.indices where k > j {
+            let c = faces[i].cross(faces[j])
+            if c.norm > sinGroup, abs(faces[k].dot(c.normalized)) > sinGroup { return true }
+        } } }
+        return false
+    }
+
+    /// Surface normals of points from their neighbours within `radius` (a plane fitted to at least 6 of them, RMS at
+    /// most `maxRMS`); nil elsewhere (edges, corners, sparse points). Neighbours are found through a grid of
+    /// `radius` cells.
+    static func normals(_ points: [Vec3], radius: Double, maxRMS: Double) -> [Vec3?] {
+        func cell(_ p: Vec3) -> SIMD3<Int> { SIMD3(Int((p.x / radius).rounded(.down)), Int((p.y / radius).rounded(.down)), Int((p.z / radius).rounded(.down))) }
+        var grid: [SIMD3<Int>: [Int]] = [:]
+        for (i, p) in points.enumerated() { grid[cell(p), default: []].append(i) }
+        return points.map { p in
+            let c = cell(p)
+            var near: [Vec3] = []
+            for dx in -1...1 { for dy in -1...1 { for dz in -1...1 {
+                for j in grid[c &+ SIMD3(dx, dy, dz)] ?? [] where (points[j] - p).norm <= radius { near.append(points[j]) }
+            } } }
+            guard near.count >= 6, let plane = FittedPlane.fit(near), plane.rms_m <= maxRMS else { return nil }
+            return plane.normal
+        }
+    }
+
+    /// Two alignments put the map at the same place, up to the run's drift (`placeRadius_m`, `placeYaw_rad`).
+    private func samePlace(_ a: SE3, _ b: SE3) -> Bool {
+        var dyaw = a.rotation.yaw - b.rotation.yaw
+        dyaw = atan2(sin(dyaw), cos(dyaw))
+        return (a.translation - b.translation).norm <= options.placeRadius_m && abs(dyaw) <= options.placeYaw_rad
     }
 
     private func agree(_ a: SE3, _ b: SE3) -> Bool {
@@ -124,7 +301,7 @@ final class Relocalizer {
     /// The best alignment of the matches and its inliers, unless the matches left out of it support another alignment
     /// almost as well (at least `ambiguityRatio` of its inliers, and `minInliers / 2`): a scene that repeats itself (a
     /// tiled floor, a texture that repeats along a wall) offers two consistent places, and choosing one would be a guess.
-    private func ransac(_ matches: [YawTranslationSolver.Correspondence], t_ns: TimestampNs) -> (SE3, [YawTranslationSolver.Correspondence])? {
+    private func ransac(_ matches: [YawTranslationSolver.Correspondence], t_ns: TimestampNs) -> (SE3, [Int])? {
         var random = SeededRandom(seed: UInt64(bitPattern: t_ns) ^ 0x5EED_5EED)
         guard let (T, inliers) = bestAlignment(matches, random: &random) else { return nil }
         let taken = Set(inliers)
@@ -134,7 +311,7 @@ final class Relocalizer {
            !agree(T, T2) {
             return nil
         }
-        return (T, inliers.map { matches[$0] })
+        return (T, inliers)
     }
 
     /// RANSAC over three-match samples; the winner refitted on its inliers (twice). Inliers are matches whose map point

@@ -317,7 +317,7 @@ public final class TrackingPipeline {
             if let relocalizer {
                 try profiler.measure(.mapReuse) {
                     if relocalizer.result == nil, estimate.trackingState == .normal,
-                       let found = try relocalizer.attempt(features.features, image: images.0, T_W_C: estimate.T_W_C, t_ns: left.t_ns) {
+                       let found = try relocalizer.attempt(features.features, landmarks: estimate.landmarks, image: images.0, T_W_C: estimate.T_W_C, t_ns: left.t_ns) {
                         restored = relocalized(found, t_ns: left.t_ns)
                     }
                 }

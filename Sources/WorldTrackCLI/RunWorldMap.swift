@@ -27,7 +27,8 @@ enum RunWorldMap {
         guard let r = summary.relocalization else { return "run: the saved map \(path) was not found (never relocalised)" }
         let yaw = r.T_Ws_W.rotation.yaw * 180 / .pi, t = r.T_Ws_W.translation
         let after = firstFrame_ns.map { String(format: " %.2f s after the first frame", Double(r.t_ns - $0) * 1e-9) } ?? ""
-        return String(format: "run: relocalised in %@%@ (%d map points agree): map frame = yaw %.2f° and (%.3f, %.3f, %.3f) m from the run's",
-                      path, after, r.inliers, yaw, t.x, t.y, t.z)
+        let refuted = r.refuted == 0 ? "" : "; \(r.refuted) other place\(r.refuted == 1 ? "" : "s") refuted by what the cameras saw through"
+        return String(format: "run: relocalised in %@%@ (%d map points agree): map frame = yaw %.2f° and (%.3f, %.3f, %.3f) m from the run's%@",
+                      path, after, r.inliers, yaw, t.x, t.y, t.z, refuted)
     }
 }

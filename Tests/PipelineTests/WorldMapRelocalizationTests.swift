@@ -94,7 +94,12 @@ struct WorldMapRelocalizationTests {
         print(String(format: "world map: %d points, %d keyframes; run 2 relocalised %.2f s after its start (%d inliers); ATE in run 1's frame %.4f m (control without the map %.3f m); anchor re-emitted %.4f m from where run 1 left it, seen by run 2 %.4f m RMS (%d frames) from the truth",
                      map.points.count, map.keyframes.count, after_s, relocalized.inliers, ate2, ateControl, reemitError, seenRMS, seen.count))
 
-        #expect(after_s <= 2)
+        // Within 2 s before the free-space check (1.75 s). This map of 10 s is sparse and the place run 2 starts in is
+        // found on the floor and table tops only: horizontal surfaces, whose texture alone fixes the alignment along
+        // them — what a repeating floor fools. Such a place is accepted only once enough of the 3-D structure was
+        // compared to refute a shifted one (`RelocalizationOptions.minContradictionFraction`): 4.65 s here. The 60 s
+        // room (the check, docs/WORLDMAP.md) relocalises in 1.80 s, inliers on three surfaces.
+        #expect(after_s <= 5)
         #expect(!before.isEmpty && states.isSubset(of: ["limited(relocalizing)", "notAvailable"]), "\(states)")
         #expect(run2.states.first { $0.t_ns == relocalized.t_ns }?.state == "normal")
         #expect(readded.count == 1 && readdedAt.t_ns == relocalized.t_ns && readdedAt.name == anchor.name)

@@ -1,0 +1,96 @@
+import Estimation
+import Foundation
+import Geometry
+import Imaging
+@testable import Pipeline
+import Sensors
+import Testing
+import WorldMap
+
+/// The relocaliser in a scene whose floor repeats: a floor pattern with a period of 4 m along x, mapped only at
+/// x ∈ [4, 8) (region A) where a table stands; region B (x ∈ [0, 4)) looks exactly like A but has no table. A run that
+/// sees only B's floor matches every feature to its twin in A, one period away, and those matches agree on an
+/// alignment shifted by 4 m — the only one they support, so the ambiguity test has no rival. What refutes it is the
+/// structure that does not repeat: at the shifted place, the map's table stands where the run's cameras see the floor
+/// through it. No descriptors here: the frames' matches are given (`Relocalizer.consider`), true up to the repetition.
+@Suite("Relocaliser: a repeating floor's shifted place is refuted by free space")
+struct RelocalizerFreeSpaceTests {
+    static let period = 4.0
+    static let camera = CameraCalibration(name: "cam0",
+                                          model: CameraModel(width: 320, height: 240, intrinsics: PinholeIntrinsics(fx: 300, fy: 300, cx: 160, cy: 120)),
+                                          rate_hz: 20, T_B_C: .identity)
+    /// The map's frame from the run's: a yaw and a translation.
+    static let T_Ws_W = SE3(rotation: SO3(yaw: 0.5), translation: Vec3(1, -2, 0.1))
+
+    /// One period of the floor pattern (x ∈ [0, 4), y ∈ [−1.5, 1.5)), and the table top in A.
+    static let pattern: [Vec3] = {
+        var random = SeededRandom(seed: 7)
+        return (0..<150).map { _ in Vec3(Double(random.next() % 4000) / 1000, Double(random.next() % 3000) / 1000 - 1.5, 0) }
+    }()
+    static let table: [Vec3] = (0..<20).map { i in Vec3(4.8 + Double(i % 5) * 0.25, -0.5 + Double(i / 5) * 0.33, 0.75) }
+
+    /// Camera 0 at `(x, y, 1.3)` looking along +x, 50° down (OpenCV axes: z forward, x right, y down).
+    static func camera(x: Double, y: Double) -> SE3 {
+        let pitch = 50 * Double.pi / 180
+        let z = Vec3(cos(pitch), 0, -sin(pitch)), xAxis = Vec3(0, -1, 0)
+        return SE3(rotation: SO3(matrix: Mat3(columns: xAxis, z.cross(xAxis), z)), translation: Vec3(x, y, 1.3))
+    }
+
+    /// Normalized image coordinates of a world point in a camera, if it is in view.
+    static func project(_ p: Vec3, _ T_W_C: SE3) -> SIMD2<Double>? {
+        let c = T_W_C.inverse.act(p)
+        guard c.z > 0.2 else { return nil }
+        let n = SIMD2(c.x / c.z, c.y / c.z)
+        guard abs(n.x) <= 160.0 / 300, abs(n.y) <= 120.0 / 300 else { return nil }
+        return n
+    }
+
+    /// The map: A's floor (the pattern one period on) and the table, with keyframes from three cameras in A.
+    static func map() -> WorldMap {
+        var map = WorldMap(saved_ns: 0)
+        let points = pattern.map { $0 + Vec3(period, 0, 0) } + table
+        map.points = points.enumerated().map { WorldMap.MapPoint(id: $0.offset, p_W: $0.element, std_m: 0.02, descriptor: ORBDescriptor(words: .zero), lastSeen_ns: 0) }
+        map.keyframes = [-0.3, 0, 0.3].map { y in
+            let T = camera(x: period + 0.3, y: y)
+            return WorldMap.Keyframe(t_ns: 0, T_W_C: T, keypoints: points.enumerated().compactMap { i, p in
+                project(p, T).map { n in WorldMap.Keypoint(pixel: SIMD2(Float(300 * n.x + 160), Float(300 * n.y + 120)), mapPointId: i, descriptor: ORBDescriptor(words: .zero)) }
+            })
+        }
+        return map
+    }
+
+    /// Runs the relocaliser over 30 frames of a camera sliding along y at `x` (world = the map's frame); each frame's
+    /// features are the scene's points in view (`scene`, by landmark id), matched to map point `mapIndex(id)`.
+    static func run(x: Double, scene: [Vec3], mapIndex: (Int) -> Int) -> (found: Relocalization?, refuted: Int) {
+        let relocalizer = Relocalizer(map: map(), camera: camera, options: RelocalizationOptions())
+        let T_W_Ws = T_Ws_W.inverse
+        for k in 0..<30 {
+            let T_Ws_C = camera(x: x, y: -0.3 + 0.02 * Double(k))
+            let inView = scene.indices.compactMap { i in project(scene[i], T_Ws_C).map { (i, $0) } }
+            let landmarks = inView.map { Landmark(id: $0.0, p_W: T_W_Ws.act(scene[$0.0]), std_m: 0.02) }
+            if let found = relocalizer.consider(inView.map { (mapIndex: mapIndex($0.0), normalized: $0.1) }, landmarks: landmarks,
+                                                T_W_C: T_W_Ws * T_Ws_C, t_ns: TimestampNs(k) * 50_000_000) {
+                return (found, found.refuted)
+            }
+        }
+        return (nil, relocalizer.refutedCount)
+    }
+
+    @Test("the shifted place (B's floor matched to A's twins) is refuted, never accepted")
+    func shiftedPlaceRefuted() {
+        // The run is in B: it sees B's floor (no table there); each feature matches its twin in A.
+        let (found, refuted) = Self.run(x: 0.3, scene: Self.pattern, mapIndex: { $0 })
+        #expect(found == nil, "relocalised at the shifted place: \(String(describing: found?.T_Ws_W))")
+        #expect(refuted >= 1)
+    }
+
+    @Test("control: in A itself (floor and table in view) it relocalises at the true alignment")
+    func truePlaceAccepted() throws {
+        let scene = Self.pattern.map { $0 + Vec3(Self.period, 0, 0) } + Self.table
+        let (found, refuted) = Self.run(x: Self.period + 0.3, scene: scene, mapIndex: { $0 })
+        let T = try #require(found)
+        #expect((T.T_Ws_W.translation - Self.T_Ws_W.translation).norm < 0.01)
+        #expect(abs(T.T_Ws_W.rotation.yaw - Self.T_Ws_W.rotation.yaw) < 0.005)
+        #expect(refuted == 0)
+    }
+}
