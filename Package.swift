@@ -108,7 +108,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "WorldTrackBench",
-            dependencies: ["Consumers", "Evaluation", "Geometry", "Imaging", "Pipeline", "Sensors", "Simulation", "Vision", "WorldTrackCLI",
+            dependencies: ["Consumers", "Evaluation", "Geometry", "Imaging", "Pipeline", "Sensors", "Simulation", "Vision", "World", "WorldTrackCLI",
                            .product(name: "ArgumentParser", package: "swift-argument-parser")],
             path: "Benchmarks/WorldTrackBench",
             swiftSettings: swift5
