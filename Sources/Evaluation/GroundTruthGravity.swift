@@ -90,7 +90,8 @@ public struct GroundTruthGravity: Equatable, Sendable {
         let window_ns = TimestampNs(max(1, window_s) * 1e9)
         var lower = 0
         while lower < inside.count {
-            let limit = inside[lower].t_ns + window_ns
+            // Saturating: a recording may be stamped up to the end of Int64's range.
+            let limit = inside[lower].t_ns > TimestampNs.max - window_ns ? TimestampNs.max : inside[lower].t_ns + window_ns
             var upper = lower
             while upper < inside.count && inside[upper].t_ns < limit { upper += 1 }
             if Double(inside[upper - 1].t_ns - inside[lower].t_ns) * 1e-9 >= 0.8 * window_s {

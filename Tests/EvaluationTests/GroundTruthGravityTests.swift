@@ -72,6 +72,16 @@ struct GroundTruthGravityTests {
         #expect(measured.tilt_rad < 0.1 * .pi / 180)
     }
 
+    @Test("timestamps up to the end of Int64's range: measured as anywhere else (no overflow)")
+    func lateClock() throws {
+        let (truth, imu) = Self.flight(gravity_W: Vec3(0, 0, -9.81), accelBias_B: Vec3(0.05, -0.07, 0.03), biasInGroundTruth: true)
+        let shift = TimestampNs.max - 1_000 - truth[truth.count - 1].t_ns
+        let late = try GroundTruthGravity.measure(groundTruth: truth.map { var s = $0; s.t_ns += shift; return s },
+                                                  imu: imu.map { var s = $0; s.t_ns += shift; return s })
+        let early = try GroundTruthGravity.measure(groundTruth: truth, imu: imu)
+        #expect(abs(late.tilt_rad - early.tilt_rad) < 1e-9 && late.windowTilts.count == early.windowTilts.count)
+    }
+
     @Test("too little overlap between the IMU and the ground truth is refused")
     func tooShort() throws {
         let (truth, imu) = Self.flight(gravity_W: Vec3(0, 0, -9.81), accelBias_B: .zero, biasInGroundTruth: true, seconds: 1.5)
