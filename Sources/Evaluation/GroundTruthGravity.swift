@@ -93,7 +93,7 @@ public struct GroundTruthGravity: Equatable, Sendable {
             // Saturating: a recording may be stamped up to the end of Int64's range.
             let limit = inside[lower].t_ns > TimestampNs.max - window_ns ? TimestampNs.max : inside[lower].t_ns + window_ns
             var upper = lower
-            while upper < inside.count && inside[upper].t_ns < limit { upper += 1 }
+            while upper < inside.count && (upper == lower || inside[upper].t_ns < limit) { upper += 1 }
             if Double(inside[upper - 1].t_ns - inside[lower].t_ns) * 1e-9 >= 0.8 * window_s {
                 let up = -gravity(lower..<upper).normalized
                 windows.append(Vec2(up.x, up.y))
