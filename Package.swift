@@ -108,8 +108,8 @@ let package = Package(
         ),
         .executableTarget(
             name: "WorldTrackBench",
-            dependencies: ["Consumers", "Evaluation", "Geometry", "Imaging", "Pipeline", "Sensors", "Simulation", "Vision", "World", "WorldTrackCLI",
-                           .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: ["Consumers", "Evaluation", "Geometry", "Imaging", "OptionsFile", "Pipeline", "Sensors", "Simulation", "Vision", "World",
+                           "WorldTrackCLI", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             path: "Benchmarks/WorldTrackBench",
             swiftSettings: swift5
         ),

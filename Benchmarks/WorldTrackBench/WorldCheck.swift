@@ -50,12 +50,14 @@ enum WorldCheck {
         return ((obj?["simulation"] as? [String: Any])?["timeOffsetNs"] as? NSNumber)?.int64Value ?? 0
     }
 
-    /// Tracks `path` with the taps and scores the result.
-    static func run(path: String, stereo: Bool, taps: [PlannedTap], tapsFile: String, baseline: Bool = false,
+    /// Tracks `path` with the taps and scores the result; `options` are the settings to track with (its `stereo` is
+    /// replaced by `stereo`).
+    static func run(path: String, stereo: Bool, taps: [PlannedTap], tapsFile: String,
+                    options base: PipelineOptions = PipelineOptions(), baseline: Bool = false,
                     log: (String) -> Void) throws -> Result {
         let dataset = try ASLDataset(path: path)
         let scene = try Scene.load(jsonFile: path + "/scene.json")
-        var options = PipelineOptions()
+        var options = base
         options.stereo = stereo
         options.world.detector.rejectDiffuseLevels = !baseline
         let consumer = try MeasureConsumer(spec: ConsumerSpec(parsing: "measure:taps=\(tapsFile)"))

@@ -6,6 +6,7 @@
 import ArgumentParser
 import Foundation
 import Imaging
+import OptionsFile
 import Pipeline
 import Sensors
 import Simulation
@@ -82,6 +83,12 @@ struct BenchCommand: ParsableCommand {
     @Flag(help: "World check: without the tap checks and the horizontal-plane concentration test (the behaviour before them).")
     var worldBaseline = false
 
+    @Option(help: ArgumentHelp(
+        "World check: track with the settings of this YAML file (as `worldtrack run --config`; `worldtrack config --defaults` "
+            + "prints them all), to compare settings on the same taps. Default: the pipeline's defaults.",
+        valueName: "FILE"))
+    var config: String?
+
     func validate() throws {
         guard `repeat` >= 1 else { throw ValidationError("--repeat must be ≥ 1") }
         guard recordingSeconds >= 0, recordingSeconds.isFinite else { throw ValidationError("--recording-seconds must be ≥ 0") }
@@ -148,13 +155,21 @@ extension BenchCommand {
     func runWorldCheck() throws {
         try FileManager.default.createDirectory(atPath: worldOut, withIntermediateDirectories: true)
         var results: [WorldCheck.Result] = []
+        var base = PipelineOptions()
+        if let config {
+            do { base = try OptionsFile.read(path: config) } catch let error as OptionsFile.ReadError {
+                throw ValidationError(error.description)
+            }
+            log("world: settings from \(config)")
+        }
         for (i, path) in worldDatasets.enumerated() {
             let tapsFile = worldOut + "/taps-\(i).json"
             let taps = try WorldCheck.planTaps(path: path, tapsFile: tapsFile)
             log("world: \(taps.count) taps planned for \(path) → \(tapsFile)")
             let modes = worldMode.map { [$0 == "stereo"] } ?? [false, true]
             for stereo in modes {
-                let r = try WorldCheck.run(path: path, stereo: stereo, taps: taps, tapsFile: tapsFile, baseline: worldBaseline, log: log)
+                let r = try WorldCheck.run(path: path, stereo: stereo, taps: taps, tapsFile: tapsFile, options: base,
+                                           baseline: worldBaseline, log: log)
                 print(r.score.text(title: "\(path) \(stereo ? "stereo" : "mono") + IMU (ATE posyaw \(String(format: "%.1f", 1000 * r.ateRmse_m)) mm)", verbose: true))
                 results.append(r)
             }
