@@ -357,6 +357,9 @@ public struct PlaneDetector: Sendable {
     /// distance, `componentCell_m` to `maxComponentCell_m`) are regrouped by height: taken in order of height, a
     /// piece joins the group below when their weighted mean heights differ by at most 3 combined standard errors
     /// (each the pieces' median landmark σ / √n), at least `minBand_m`. One surface's pieces stay one component.
+    /// Pieces whose height is too uncertain to resolve two levels (3 standard errors above `minPeakSeparation_m`:
+    /// one or two loose landmarks) join a group of pieces that resolve it only within `maxComponentCell_m` of it;
+    /// the others are grouped among themselves.
     func splitByHeight(_ comp: [Int], _ pts: [MapLandmark]) -> [[Int]] {
         let members = comp.map { pts[$0] }
         let q = members.map { Vec2($0.p_W.x, $0.p_W.y) }
@@ -370,20 +373,66 @@ public struct PlaneDetector: Sendable {
             let se2 = pow(Self.median(l.map(\.std_m)), 2) / Double(l.count)
             return Group(indices: piece, height: h, weight: Double(l.count), variance: se2)
         }.sorted { $0.height < $1.height }
-        var groups: [Group] = []
-        for g in stats {
-            if var last = groups.last,
-               abs(g.height - last.height) <= max(options.minBand_m, 3 * (g.variance + last.variance).squareRoot()) {
-                let w = last.weight + g.weight
-                last.height = (last.weight * last.height + g.weight * g.height) / w
-                last.variance = 1 / (1 / last.variance + 1 / g.variance)
-                last.weight = w
-                last.indices += g.indices
-                groups[groups.count - 1] = last
+        // A piece too small to tell this level from the next one (its height known no better than
+        // ±`minPeakSeparation_m` / 3: one or two loose landmarks) agrees in height with anything, so its height is
+        // no evidence that it lies on the surface of a well-measured piece far away. The level's tilt-tolerant band
+        // admits stray landmarks metres away (3° is 10 cm over 2 m), and pairs of them at the right height, joined
+        // to box C's top 1.4–1.7 m away, stretched its polygon over 2.6 m² of floor (30 s V1_01 render, mono). So
+        // the pieces that resolve heights are grouped first; a small piece joins such a group (the nearest in
+        // height) only within `maxComponentCell_m` of it (a sparse top's rim: the gap the coarse grid is meant to
+        // bridge); the other small pieces are grouped among themselves, as before, and a group of them must reach
+        // `minPoints` on its own to be a plane.
+        func agree(_ a: Group, _ b: Group) -> Bool {
+            abs(a.height - b.height) <= max(options.minBand_m, 3 * (a.variance + b.variance).squareRoot())
+        }
+        func grouped(_ pieces: [Group]) -> [Group] {
+            var groups: [Group] = []
+            for g in pieces {
+                if var last = groups.last, agree(g, last) {
+                    let w = last.weight + g.weight
+                    last.height = (last.weight * last.height + g.weight * g.height) / w
+                    last.variance = 1 / (1 / last.variance + 1 / g.variance)
+                    last.weight = w
+                    last.indices += g.indices
+                    groups[groups.count - 1] = last
+                } else {
+                    groups.append(g)
+                }
+            }
+            return groups
+        }
+        func resolves(_ g: Group) -> Bool { 3 * g.variance.squareRoot() <= options.minPeakSeparation_m }
+        var groups = grouped(stats.filter(resolves))
+        let resolved = groups
+        let reach = options.maxComponentCell_m, reach2 = reach * reach
+        // Each well-measured group's landmarks on a grid of `reach`: a small piece's neighbours within reach lie in
+        // the 3 × 3 cells around it (the floor's group holds thousands of landmarks).
+        func reachCell(_ p: Vec3) -> SIMD2<Int> { SIMD2<Int>(Int((p.x / reach).rounded(.down)), Int((p.y / reach).rounded(.down))) }
+        let grids = resolved.map { g -> [SIMD2<Int>: [Int]] in
+            var grid: [SIMD2<Int>: [Int]] = [:]
+            for j in g.indices { grid[reachCell(pts[j].p_W), default: []].append(j) }
+            return grid
+        }
+        func within(_ i: Int, _ k: Int) -> Bool {
+            let c = reachCell(pts[i].p_W)
+            for dx in -1...1 { for dy in -1...1 {
+                for j in grids[k][SIMD2<Int>(c.x + dx, c.y + dy)] ?? [] {
+                    let d = pts[i].p_W - pts[j].p_W
+                    if d.x * d.x + d.y * d.y <= reach2 { return true }
+                }
+            } }
+            return false
+        }
+        var unattached: [Group] = []
+        for g in stats where !resolves(g) {
+            let near = resolved.indices.filter { k in agree(g, resolved[k]) && g.indices.contains { within($0, k) } }
+            if let k = near.min(by: { abs(resolved[$0].height - g.height) < abs(resolved[$1].height - g.height) }) {
+                groups[k].indices += g.indices
             } else {
-                groups.append(g)
+                unattached.append(g)
             }
         }
+        groups += grouped(unattached)
         return groups.map { $0.indices.sorted() }.sorted { ($0.count, -($0.first ?? 0)) > ($1.count, -($1.first ?? 0)) }
     }
 

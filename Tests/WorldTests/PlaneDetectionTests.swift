@@ -246,6 +246,39 @@ import Testing
         #expect(!PlaneGeometry2D.convexContains(hull, Vec2(1.8, 0.3)))
     }
 
+    /// A box top (40 landmarks, σ 5 cm), two pairs of loose landmarks (σ 6 cm) at its height 1.6–1.9 m away, and
+    /// stray single landmarks across a 6 × 5 m room: the level's coarse grid (its cell from the level's bounding box)
+    /// joins the pairs to the top, and a pair's height (±4 cm standard error) agrees with anything, so the pieces were
+    /// regrouped and the top's polygon covered the floor between them (the 30 s V1_01 render, mono: box C's plane
+    /// 2.6 m² over a 0.2 m² top). Pieces that cannot resolve two levels now join a top only within a metre of it:
+    /// a piece of three landmarks 80 cm from the top's edge (a sparse top's rim) still joins it.
+    @Test func strayPairsAtATopsHeightDoNotStretchItsPolygon() throws {
+        var rng = SeededRandom(seed: 31)
+        var lms: [Landmark] = []
+        func add(_ p: Vec3, _ s: Double) { lms.append(Landmark(id: lms.count, p_W: p + rng.gaussian3(s), std_m: s)) }
+        for _ in 0..<40 { add(Vec3(rng.uniform(0, 0.5), rng.uniform(0, 0.4), 0.35), 0.05) }
+        for c in [Vec3(2.2, 1.2, 0.35), Vec3(-1.4, 1.5, 0.35)] { add(c, 0.06); add(c + Vec3(0.1, 0.05, 0), 0.06) }
+        // The rim piece: three landmarks 5 cm apart (noise in height only, so they stay neighbours), σ 4.5 cm: its
+        // height is known to ±2.6 cm, too little to resolve two levels 6 cm apart.
+        for d in [Vec3(0, 0, 0), Vec3(0.05, 0, 0), Vec3(0, 0.05, 0)] {
+            lms.append(Landmark(id: lms.count, p_W: Vec3(1.3, 0.2, 0.35) + d + Vec3(0, 0, rng.gaussian() * 0.045), std_m: 0.045))
+        }
+        for i in 0..<16 { add(Vec3(-3 + 2 * Double(i % 4), -2.5 + 5.0 / 3 * Double(i / 4), 0.35), 0.04) } // strays
+        let pts = lms.map { MapLandmark(id: $0.id, p_W: $0.p_W, std_m: $0.std_m, weight: 1, observations: 1,
+                                        firstSeen_ns: 0, lastSeen_ns: 0) }
+        let detector = PlaneDetector()
+        // The situation: the coarse component that holds the top holds the far pairs too.
+        let coarse = detector.components(pts, indices: Array(pts.indices), adaptive: true) { Vec2($0.x, $0.y) }
+        let topComponent = try #require(coarse.first { $0.contains(0) })
+        #expect(Set(40..<47).isSubset(of: Set(topComponent)))
+        // The fix: the far pairs are not part of the top's candidate; the near one is.
+        let top = try #require(detector.detect(pts).first { $0.alignment == .horizontal && abs($0.offset_m - 0.35) < 0.05 })
+        let hull = PlaneGeometry2D.convexHull(top.points.map { Vec2($0.x, $0.y) })
+        #expect(PlaneGeometry2D.area(hull) < 0.6, "\(PlaneGeometry2D.area(hull)) m²")
+        #expect(!top.points.contains { $0.x > 1.8 || $0.x < -0.5 || $0.y > 0.8 }, "\(top.points.filter { $0.x > 1.8 || $0.x < -0.5 || $0.y > 0.8 })")
+        #expect(top.points.contains { $0.x > 1.1 })
+    }
+
     /// Control: two tops at one height 60 cm apart with the same strays stay what the grid makes of them (the height
     /// split leaves one surface's pieces together).
     @Test func twoTopsAtOneHeightAreSplitOnlyByTheGrid() throws {
