@@ -133,7 +133,7 @@ public enum Settings {
         .double("world.anchorUpdateThreshold_m", \.world.anchorUpdateThreshold_m, "User anchors moving less than this on a plane refinement are not reported as updated, metres."),
         .bool("mapReuse.enabled", \.mapReuse.enabled, "Re-observe map points at all."),
         .double("mapReuse.maxPointStd_m", \.mapReuse.maxPointStd_m, "Map points with a triangulation σ above this are not kept in a stereo run, metres."),
-        .double("mapReuse.maxPointStdMono_m", \.mapReuse.maxPointStdMono_m, "The same bound in a mono run, metres (mono points are looser: triangulated from the motion alone; 0.06 halves the map-starved drift on V1_01 but is not the default yet, docs/ACCURACY.md)."),
+        .double("mapReuse.maxPointStdMono_m", \.mapReuse.maxPointStdMono_m, "The same bound in a mono run, metres (mono points are looser: triangulated from the motion alone; at the stereo bound, 3 cm, only 5 % of V1_01's mono landmarks qualify and the map starves where the flight hovers, docs/ACCURACY.md)."),
         .int64("mapReuse.looseWarmup_ns", \.mapReuse.looseWarmup_ns, "Points looser than mapReuse.maxPointStd_m (mono) are mapped only once tracking has been normal this long, ns: while gravity and the biases converge, the landmarks' errors outgrow their σ."),
         .double("mapReuse.pointStdFloor_m", \.mapReuse.pointStdFloor_m, "The σ given to a map point is at least this, metres (the pose drift it was triangulated with)."),
         .int64("mapReuse.minGap_ns", \.mapReuse.minGap_ns, "A map point is matched again only when it was last seen this long ago, ns (a shorter gap is the same information the sliding window already has)."),
