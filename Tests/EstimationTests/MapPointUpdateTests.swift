@@ -87,4 +87,48 @@ import TestSupport
         #expect(uncertainStep < 0.5 * exactStep)
         #expect(errors(uncertain).position > 0.5 * errors(drifted).position)
     }
+
+    @Test("one point that would move the pose is not applied alone; a second that agrees lets both through")
+    func aLonePointThatMovesThePoseWaitsForASecond() throws {
+        let updater = MapPointUpdater(cameras: [scene.camera], pixelNoiseStd: 1, gateProbability: 0.95)
+        let obs = observations()
+        let drifted = driftedState()
+        // The drift (2.9 cm, 0.5°) puts every point many pixels off: each passes its own gate (the pose's σ is
+        // 5 cm / 1°) but is more than the pixel and point noise explain.
+        var alone = drifted
+        let single = updater.update(state: &alone, observations: [obs[0]])
+        #expect(single.accepted == 0 && single.unconfirmed == 1 && single.rejectedByGate == 0)
+        #expect((alone.imu.p_W - drifted.imu.p_W).norm == 0)
+        var pair = drifted
+        let two = updater.update(state: &pair, observations: [obs[0], obs[obs.count / 2]])
+        #expect(two.accepted == 2 && two.unconfirmed == 0)
+        #expect((pair.imu.p_W - drifted.imu.p_W).norm > 1e-4)
+        // A point the current pose already explains is applied alone (it moves nothing much).
+        var converged = drifted
+        _ = updater.update(state: &converged, observations: obs)
+        _ = updater.update(state: &converged, observations: obs)
+        let settled = updater.update(state: &converged, observations: [obs[0]])
+        #expect(settled.accepted == 1)
+    }
+
+    @Test("a wrong association inside its own gate is dropped when the other points disagree with it")
+    func jointCompatibilityDropsAWrongAssociationThatPassesItsGate() throws {
+        let updater = MapPointUpdater(cameras: [scene.camera], pixelNoiseStd: 1, gateProbability: 0.95)
+        // Six points spread over the view, as map reuse offers a frame (one to six); one is 8 px off: inside the
+        // individual gate of a pose known to 5 cm / 1° (tens of pixels), far outside what the other five, which all
+        // see the same drift, allow.
+        let all = observations()
+        var obs = (0..<6).map { all[$0 * all.count / 6] }
+        obs[2].normalized += Vec2(8 / scene.camera.model.intrinsics.fx, -6 / scene.camera.model.intrinsics.fy)
+        var state = driftedState()
+        let result = updater.update(state: &state, observations: obs)
+        #expect(result.rejectedByGate == 0)
+        #expect(!result.acceptedIds.contains(obs[2].mapId))
+        #expect(result.unconfirmed == 1)
+        #expect(result.accepted == 5)
+        // Control: the same six without the error are all applied.
+        var clean = driftedState()
+        let control = updater.update(state: &clean, observations: (0..<6).map { all[$0 * all.count / 6] })
+        #expect(control.accepted == 6 && control.unconfirmed == 0)
+    }
 }
