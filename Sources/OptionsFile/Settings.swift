@@ -165,6 +165,8 @@ public enum Settings {
         .double("relocalization.surfaceGroupAngle_rad", \.relocalization.surfaceGroupAngle_rad, "Map points whose surface normals are within this angle, radians, face the same way; a place whose inliers (and agreeing points) do not face three independent directions waits for minContradictions / minContradictionFraction points of free-space evidence.", 0...1.5707963267948966),
         .double("relocalization.normalRadius_m", \.relocalization.normalRadius_m, "A map point's surface normal is fitted to the map points within this distance, metres (at least 6) …"),
         .double("relocalization.normalMaxRMS_m", \.relocalization.normalMaxRMS_m, "… lying at most this far (RMS, metres) off their plane."),
+        .double("relocalization.planeMaxLandmarkStd_m", \.relocalization.planeMaxLandmarkStd_m, "Free space per surface: the run's planes are gravity-aligned planes among its recent landmarks with σ up to this, metres, at least as many as the world layer needs for a plane …", 0...10),
+        .double("relocalization.planeInlier_m", \.relocalization.planeInlier_m, "… within this distance of it, metres; a place is refuted when the map's keyframes saw at least minContradictions map points through one of them, more than they saw on it.", 0...10),
     ]
 
     /// Properties that are not settings of the file, with the reason.
