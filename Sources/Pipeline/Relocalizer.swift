@@ -46,8 +46,11 @@ public struct RelocalizationOptions: Equatable, Sendable {
     public var minContradictions = 3
     /// … making at least this fraction of the points compared (agreeing or contradicting). A place whose inliers leave
     /// a direction to appearance alone (`surfaceGroupAngle_rad`) is accepted only once
-    /// `minContradictions / minContradictionFraction` points were compared: enough that a wrong place whose share of
-    /// contradicting points is this fraction would have shown `minContradictions` of them.
+    /// `minContradictions / minContradictionFraction` of the map's points were compared (with the run's landmarks, as
+    /// the run's cameras see them): enough that a wrong place whose share of contradicting map points is this fraction
+    /// would have shown `minContradictions` of them. (The run's landmarks compared with the map's keyframe views do not
+    /// count towards it: most lie on the repeating surfaces, which agree at any shift along them, and the keyframes'
+    /// views are dense since their keypoints are linked to the points their tracks became.)
     public var minContradictionFraction = 0.02
     /// Surfaces of the inliers: a map point's normal is fitted to the map points within `normalRadius_m` (at least 6,
     /// RMS off their plane at most `normalMaxRMS_m`); inliers whose normals are within this angle (sign aside) face the
@@ -139,6 +142,8 @@ final class Relocalizer {
         /// Points that contradicted it and never agreed.
         var contradictions: Int { contradicting.subtracting(agreeing).count }
         var compared: Int { agreeing.union(contradicting).count }
+        /// The map's points among them (the run's recent cameras compared them with the run's landmarks).
+        var mapPointsCompared: Int { agreeing.union(contradicting).filter { $0 >= 0 }.count }
     }
     /// The accepted alignment, once found.
     private(set) var result: Relocalization?
@@ -227,10 +232,10 @@ final class Relocalizer {
         guard frame - p.frame >= options.verifyAfterFrames else { return nil }
         guard agree(p.T, T) else { pending = (frame, T); return nil }
         // Inliers, and map points the free-space check found where the run's cameras see a surface, whose surfaces leave
-        // a direction to appearance alone: accepted only once enough was compared to have refuted a wrong place (the
-        // run's own structure grows as it moves); until then the pending candidate waits.
+        // a direction to appearance alone: accepted only once enough of the map was compared to have refuted a wrong
+        // place (the run's own structure grows as it moves); until then the pending candidate waits.
         if !spansThreeDirections(inliers.map { pooled[$0].key } + evidence.agreeing.filter { $0 >= 0 }.sorted()),
-           Double(evidence.compared) * options.minContradictionFraction < Double(options.minContradictions) { return nil }
+           Double(evidence.mapPointsCompared) * options.minContradictionFraction < Double(options.minContradictions) { return nil }
         result = Relocalization(t_ns: t_ns, T_Ws_W: T, inliers: inliers.count, refuted: refutedCount)
         return result
     }
