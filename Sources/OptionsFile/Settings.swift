@@ -159,12 +159,14 @@ public enum Settings {
         .double("relocalization.freeSpaceRadius_px", \.relocalization.freeSpaceRadius_px, "Free-space check of a candidate alignment: a point is compared with what a camera saw within this distance of its direction, pixels.", 0...1000),
         .double("relocalization.freeSpaceRelativeTolerance", \.relocalization.freeSpaceRelativeTolerance, "… at a range within 3 σ plus this fraction of the range.", 0...10),
         .int("relocalization.minContradictions", \.relocalization.minContradictions, "A place is refuted when at least this many points sit where a camera saw through them (map points for the run's cameras, the run's landmarks for the map's keyframes; distinct, over the frames it was a candidate) …", 1...Int64(Int32.max)),
-        .double("relocalization.minContradictionFraction", \.relocalization.minContradictionFraction, "… making at least this fraction of the points compared; a place is accepted only once minContradictions / minContradictionFraction points were compared.", 0.000001...1),
+        .double("relocalization.minContradictionFraction", \.relocalization.minContradictionFraction, "… making at least this fraction of the points compared; a place whose inliers leave a direction to appearance alone is accepted only once minContradictions / minContradictionFraction of the map's points were compared.", 0.000001...1),
         .double("relocalization.placeRadius_m", \.relocalization.placeRadius_m, "Candidates within this distance, metres, of each other are the same place: their free-space evidence adds up and a refuted place stays refuted …"),
         .double("relocalization.placeYaw_rad", \.relocalization.placeYaw_rad, "… and within this yaw, radians."),
         .double("relocalization.surfaceGroupAngle_rad", \.relocalization.surfaceGroupAngle_rad, "Map points whose surface normals are within this angle, radians, face the same way; a place whose inliers (and agreeing points) do not face three independent directions waits for minContradictions / minContradictionFraction points of free-space evidence.", 0...1.5707963267948966),
         .double("relocalization.normalRadius_m", \.relocalization.normalRadius_m, "A map point's surface normal is fitted to the map points within this distance, metres (at least 6) …"),
         .double("relocalization.normalMaxRMS_m", \.relocalization.normalMaxRMS_m, "… lying at most this far (RMS, metres) off their plane."),
+        .double("relocalization.planeMaxLandmarkStd_m", \.relocalization.planeMaxLandmarkStd_m, "Free space per surface: the run's planes are gravity-aligned planes among its recent landmarks with σ up to this, metres, at least as many as the world layer needs for a plane …", 0...10),
+        .double("relocalization.planeInlier_m", \.relocalization.planeInlier_m, "… within this distance of it, metres; a place is refuted when the map's keyframes saw at least minContradictions map points through one of them, more than they saw on it.", 0...10),
     ]
 
     /// Properties that are not settings of the file, with the reason.

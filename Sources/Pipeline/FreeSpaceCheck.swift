@@ -1,5 +1,6 @@
 import Foundation
 import Geometry
+import World
 
 /// Tests an alignment between two reconstructions of a static scene by what each camera saw *through*: a surface
 /// point seen by one camera lies on the ray to it, so the space in front of it along that ray is empty. A point of the
@@ -64,5 +65,93 @@ enum FreeSpaceCheck {
             }
             return neighbours >= 2 && allFarther ? .contradicts : .unknown
         }
+    }
+
+    /// Rays (a camera centre `o` to a surface point `p` it saw, σ of the point) against a plane through `points` with
+    /// unit `normal` (the plane through their centroid; `offsetStd_m` the 1-σ of its offset). A ray that meets the plane
+    /// in front of its camera, inside the convex outline of `points`, has seen through the plane when its point lies
+    /// beyond the plane (along the ray) by more than the tolerance — 3 σ of the point and the offset, plus
+    /// `relativeTolerance` of the ray's length — and has seen the plane when its point lies within the tolerance of it.
+    /// Returns the indices of both kinds of rays.
+    static func rays(_ rays: [(o: Vec3, p: Vec3, std_m: Double)], meeting points: [Vec3], normal: Vec3, offsetStd_m: Double,
+                     relativeTolerance: Double) -> (through: [Int], on: [Int]) {
+        guard points.count >= 3 else { return ([], []) }
+        let n = normal.normalized
+        let d = points.reduce(Vec3.zero, +).dot(n) / Double(points.count)
+        // In-plane axes: any unit vector orthogonal to n, and n × it.
+        let a = (abs(n.z) < 0.9 ? Vec3(0, 0, 1) : Vec3(1, 0, 0)).cross(n).normalized, b = n.cross(a)
+        func inPlane(_ p: Vec3) -> Vec2 { Vec2(a.dot(p), b.dot(p)) }
+        let outline = PlaneGeometry2D.convexHull(points.map(inPlane))
+        guard outline.count >= 3 else { return ([], []) }
+        var through: [Int] = [], on: [Int] = []
+        for (i, r) in rays.enumerated() {
+            let dO = n.dot(r.o) - d, dP = n.dot(r.p) - d
+            guard abs(dO - dP) > 1e-12 else { continue }
+            let s = dO / (dO - dP)   // where the ray's line meets the plane, as a fraction of the way to its point
+            guard s > 0 else { continue }
+            let length = (r.p - r.o).norm
+            let beyond = (1 - s) * length
+            let limit = 3 * (r.std_m * r.std_m + offsetStd_m * offsetStd_m).squareRoot() + relativeTolerance * length
+            guard beyond > -limit, PlaneGeometry2D.convexContains(outline, inPlane(r.o + s * (r.p - r.o))) else { continue }
+            if beyond > limit { through.append(i) } else { on.append(i) }
+        }
+        return (through, on)
+    }
+
+    /// A plane found among points: its supporting points, unit normal, and the 1-σ of its offset.
+    struct Plane {
+        var points: [Vec3]
+        var normal: Vec3
+        var offsetStd_m: Double
+    }
+
+    /// Gravity-aligned planes (z up) among `points` (1-σ `std_m`), one after another, each from the points the previous
+    /// ones left: the horizontal plane (through a point's height) or vertical one (through two points at least 0.2 m
+    /// apart, 300 pairs drawn with `seed`) with most points within `inlier_m`, refitted twice on them (the mean height;
+    /// the principal line of their x-y); kept with at least `minPoints`. A surface whose points spread over
+    /// more than the slab splits or is missed, never widened: a plane here is a thin, well-supported surface.
+    static func gravityAlignedPlanes(_ points: [Vec3], std_m: [Double], inlier_m: Double, minPoints: Int, seed: UInt64,
+                                     maxPlanes: Int = 6) -> [Plane] {
+        var left = Array(points.indices)
+        var random = SeededRandom(seed: seed ^ 0x9A1E_5EED)
+        var out: [Plane] = []
+        func members(_ n: Vec3, _ d: Double) -> [Int] { left.filter { abs(n.dot(points[$0]) - d) <= inlier_m } }
+        for _ in 0..<maxPlanes {
+            guard left.count >= minPoints else { break }
+            var best: (n: Vec3, d: Double, count: Int) = (Vec3(0, 0, 1), 0, 0)
+            for i in left {
+                let c = members(Vec3(0, 0, 1), points[i].z).count
+                if c > best.count { best = (Vec3(0, 0, 1), points[i].z, c) }
+            }
+            for _ in 0..<300 {
+                let a = points[left[Int(random.next() % UInt64(left.count))]], b = points[left[Int(random.next() % UInt64(left.count))]]
+                let along = Vec2(b.x - a.x, b.y - a.y)
+                guard along.norm >= 0.2 else { continue }
+                let n = Vec3(-along.y, along.x, 0) / along.norm
+                let c = members(n, n.dot(a)).count
+                if c > best.count { best = (n, n.dot(a), c) }
+            }
+            guard best.count >= minPoints else { break }
+            var n = best.n, inliers = members(best.n, best.d)
+            for _ in 0..<2 {
+                let mean = inliers.reduce(Vec3.zero) { $0 + points[$1] } / Double(inliers.count)
+                if n.z == 0 {
+                    // The principal line of the inliers' x-y: its normal is the covariance's minor axis.
+                    var sxx = 0.0, sxy = 0.0, syy = 0.0
+                    for i in inliers { let q = points[i] - mean; sxx += q.x * q.x; sxy += q.x * q.y; syy += q.y * q.y }
+                    let angle = 0.5 * atan2(2 * sxy, sxx - syy)   // major axis
+                    n = Vec3(-sin(angle), cos(angle), 0)
+                }
+                let next = members(n, n.dot(mean))
+                guard next.count >= minPoints else { break }
+                inliers = next
+            }
+            guard inliers.count >= minPoints else { break }
+            let weight = inliers.reduce(0.0) { $0 + 1 / max(std_m[$1] * std_m[$1], 1e-12) }
+            out.append(Plane(points: inliers.map { points[$0] }, normal: n, offsetStd_m: (1 / weight).squareRoot()))
+            let taken = Set(inliers)
+            left = left.filter { !taken.contains($0) }
+        }
+        return out
     }
 }

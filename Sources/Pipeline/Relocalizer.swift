@@ -46,8 +46,11 @@ public struct RelocalizationOptions: Equatable, Sendable {
     public var minContradictions = 3
     /// … making at least this fraction of the points compared (agreeing or contradicting). A place whose inliers leave
     /// a direction to appearance alone (`surfaceGroupAngle_rad`) is accepted only once
-    /// `minContradictions / minContradictionFraction` points were compared: enough that a wrong place whose share of
-    /// contradicting points is this fraction would have shown `minContradictions` of them.
+    /// `minContradictions / minContradictionFraction` of the map's points were compared (with the run's landmarks, as
+    /// the run's cameras see them): enough that a wrong place whose share of contradicting map points is this fraction
+    /// would have shown `minContradictions` of them. (The run's landmarks compared with the map's keyframe views do not
+    /// count towards it: most lie on the repeating surfaces, which agree at any shift along them, and the keyframes'
+    /// views are dense since their keypoints are linked to the points their tracks became.)
     public var minContradictionFraction = 0.02
     /// Surfaces of the inliers: a map point's normal is fitted to the map points within `normalRadius_m` (at least 6,
     /// RMS off their plane at most `normalMaxRMS_m`); inliers whose normals are within this angle (sign aside) face the
@@ -60,6 +63,15 @@ public struct RelocalizationOptions: Equatable, Sendable {
     /// frame drifts slowly from the map's): their free-space evidence adds up, and a refuted place stays refuted.
     public var placeRadius_m = 0.5
     public var placeYaw_rad = 10 * Double.pi / 180
+    /// Free space per surface: the run's planes are gravity-aligned planes among its recent landmarks with σ up to this,
+    /// metres (a run that is relocalising has only young landmarks, mono ones loose along their rays), with at least
+    /// `PlaneDetectorOptions.minPoints` landmarks (as many as the world layer needs for a plane) …
+    public var planeMaxLandmarkStd_m = 0.15
+    /// … within this distance of it, metres. A place is refuted when the map's keyframes looked through one of them:
+    /// at least `minContradictions` map points seen through it (the keyframe's ray meets the plane inside its landmarks'
+    /// outline, the point lies beyond it by more than 3 σ plus `freeSpaceRelativeTolerance` of the ray's length), more
+    /// than the map points seen on it (`FreeSpaceCheck.rays`).
+    public var planeInlier_m = 0.05
     /// Defaults.
     public init() {}
 }
@@ -102,6 +114,7 @@ final class Relocalizer {
     /// The pooled matches of the last frames, by map point index.
     private var window: [Int: Match] = [:]
     private var frame = 0
+    private var lastT_ns: TimestampNs = 0
     private var pending: (frame: Int, T: SE3)?
     /// The run's own landmarks (its frame W) reported over the last `liveWindow_ns`, by track id.
     private var live: [Int: (p_W: Vec3, std_m: Double, t_ns: TimestampNs)] = [:]
@@ -110,6 +123,8 @@ final class Relocalizer {
     private var cameras: [(frame: Int, T_W_C: SE3)] = []
     /// What the map's keyframes saw: camera 0 in the map's frame and its keypoints' map points.
     private let keyframeViews: [(T_Ws_C: SE3, samples: [FreeSpaceCheck.Sample])]
+    /// What the map's keyframes saw, as rays: camera centre (map frame) to each map point a keyframe observed.
+    private let keyframeRays: [(o: Vec3, point: Int)]
     /// Each map point's surface normal (map frame), where its neighbours lie on a plane.
     private let normals: [Vec3?]
     /// The places that were candidates, with their free-space evidence.
@@ -127,6 +142,8 @@ final class Relocalizer {
         /// Points that contradicted it and never agreed.
         var contradictions: Int { contradicting.subtracting(agreeing).count }
         var compared: Int { agreeing.union(contradicting).count }
+        /// The map's points among them (the run's recent cameras compared them with the run's landmarks).
+        var mapPointsCompared: Int { agreeing.union(contradicting).filter { $0 >= 0 }.count }
     }
     /// The accepted alignment, once found.
     private(set) var result: Relocalization?
@@ -136,8 +153,11 @@ final class Relocalizer {
         self.camera = camera
         self.options = options
         normals = Self.normals(map.points.map(\.p_W), radius: options.normalRadius_m, maxRMS: options.normalMaxRMS_m)
-        var byId: [Int: WorldMap.MapPoint] = [:]
-        for p in map.points { byId[p.id] = p }
+        var byId: [Int: WorldMap.MapPoint] = [:], indexOf: [Int: Int] = [:]
+        for (i, p) in map.points.enumerated() { byId[p.id] = p; indexOf[p.id] = i }
+        keyframeRays = map.keyframes.flatMap { k in
+            Set(k.keypoints.compactMap { $0.mapPointId.flatMap { indexOf[$0] } }).sorted().map { (o: k.T_W_C.translation, point: $0) }
+        }
         keyframeViews = map.keyframes.map { k in
             let T_C_Ws = k.T_W_C.inverse
             let seen = k.keypoints.compactMap { $0.mapPointId.flatMap { byId[$0] } }.map { (p_C: T_C_Ws.act($0.p_W), std_m: $0.std_m) }
@@ -177,6 +197,7 @@ final class Relocalizer {
                   t_ns: TimestampNs) -> Relocalization? {
         guard result == nil, !points.isEmpty else { return result }
         frame += 1
+        lastT_ns = t_ns
         live = live.filter { t_ns - $0.value.t_ns <= liveWindow_ns }
         for l in landmarks { live[l.id] = (l.p_W, l.std_m, t_ns) }
         cameras = cameras.filter { frame - $0.frame < options.windowFrames } + [(frame, T_W_C)]
@@ -199,8 +220,9 @@ final class Relocalizer {
         places[place].T_Ws_W = T
         gatherFreeSpace(T, into: &places[place])
         let evidence = places[place]
-        if evidence.contradictions >= options.minContradictions,
-           Double(evidence.contradictions) >= options.minContradictionFraction * Double(evidence.compared) {
+        let pointsSeenThrough = evidence.contradictions >= options.minContradictions
+            && Double(evidence.contradictions) >= options.minContradictionFraction * Double(evidence.compared)
+        if pointsSeenThrough || planeSeenThrough(T) {
             places[place].refuted = true
             if let p = pending, samePlace(p.T, T) { pending = nil }
             return nil
@@ -210,10 +232,10 @@ final class Relocalizer {
         guard frame - p.frame >= options.verifyAfterFrames else { return nil }
         guard agree(p.T, T) else { pending = (frame, T); return nil }
         // Inliers, and map points the free-space check found where the run's cameras see a surface, whose surfaces leave
-        // a direction to appearance alone: accepted only once enough was compared to have refuted a wrong place (the
-        // run's own structure grows as it moves); until then the pending candidate waits.
+        // a direction to appearance alone: accepted only once enough of the map was compared to have refuted a wrong
+        // place (the run's own structure grows as it moves); until then the pending candidate waits.
         if !spansThreeDirections(inliers.map { pooled[$0].key } + evidence.agreeing.filter { $0 >= 0 }.sorted()),
-           Double(evidence.compared) * options.minContradictionFraction < Double(options.minContradictions) { return nil }
+           Double(evidence.mapPointsCompared) * options.minContradictionFraction < Double(options.minContradictions) { return nil }
         result = Relocalization(t_ns: t_ns, T_Ws_W: T, inliers: inliers.count, refuted: refutedCount)
         return result
     }
@@ -246,6 +268,33 @@ final class Relocalizer {
         for (k, v) in FreeSpaceCheck.combine(liveVerdicts).enumerated() {
             if v == .agrees { place.agreeing.insert(-1 - landmarks[k].id) } else if v == .contradicts { place.contradicting.insert(-1 - landmarks[k].id) }
         }
+    }
+
+    /// Free space per surface: whether the map's keyframes looked through one of the run's planes, aligned by
+    /// `T_Ws_W`. The point-wise comparison needs a landmark of the run near each keyframe ray's direction at a similar
+    /// range; a young surface is sparsely and loosely triangulated (mono landmarks 1 s old: σ 0.1–0.2 m along their
+    /// rays), so the map's floor a metre behind a wall is "at about the range" of the wall's landmarks and agrees. A plane
+    /// fitted to many of those landmarks is denser and more precise than any of them. The run's planes
+    /// (`FreeSpaceCheck.gravityAlignedPlanes`: landmarks of the last 1.5 s with σ ≤ `planeMaxLandmarkStd_m`, at least
+    /// `PlaneDetectorOptions.minPoints` within `planeInlier_m`) are tested against every keyframe ray (its camera centre
+    /// to a map point it observed, `FreeSpaceCheck.rays`). The place is contradicted when, on one plane, at least
+    /// `minContradictions` distinct map points were seen through it and more than were seen on it: a real surface of
+    /// the run, at the right place, is where the map saw it or where the map saw nothing; at a shifted place it can
+    /// stand across what the map saw (a wall standing across the map's floor, a table top above it).
+    private func planeSeenThrough(_ T_Ws_W: SE3) -> Bool {
+        guard !keyframeRays.isEmpty else { return false }
+        let landmarks = live.sorted { $0.key < $1.key }.map(\.value).filter { $0.std_m <= options.planeMaxLandmarkStd_m }
+        let planes = FreeSpaceCheck.gravityAlignedPlanes(landmarks.map { T_Ws_W.act($0.p_W) }, std_m: landmarks.map(\.std_m),
+                                                         inlier_m: options.planeInlier_m, minPoints: PlaneDetectorOptions().minPoints,
+                                                         seed: UInt64(bitPattern: lastT_ns))
+        let rays = keyframeRays.map { (o: $0.o, p: points[$0.point].p_W, std_m: points[$0.point].std_m) }
+        for plane in planes {
+            let seen = FreeSpaceCheck.rays(rays, meeting: plane.points, normal: plane.normal, offsetStd_m: plane.offsetStd_m,
+                                           relativeTolerance: options.freeSpaceRelativeTolerance)
+            let through = Set(seen.through.map { keyframeRays[$0].point }), on = Set(seen.on.map { keyframeRays[$0].point })
+            if through.count >= options.minContradictions, through.count > on.count { return true }
+        }
+        return false
     }
 
     /// Whether the inliers' surfaces face three independent directions (groups of at least 3 inliers whose normals

@@ -9,17 +9,21 @@ import WorldMap
 
 /// Collects what `TrackingPipeline.worldMap()` saves besides the map reuse's points, while tracking is normal:
 /// - keyframes, every `interval_ns` of motion (the camera moved `minMotion_m` or turned `minTurn_rad` since the
-///   last one), each with the frame's features that have a descriptor and the map points they observe;
+///   last one), each with the frame's features that have a descriptor and the map points they observe. A keyframe is
+///   usually taken before most of its tracks are triangulated, so each keypoint also keeps its track: when the map is
+///   saved, a keypoint that observed no map point when it was taken is linked to its track's point if one was saved
+///   (`WorldMapConversion.map`);
 /// - more points: every landmark with a descriptor and a σ up to `maxPointStd_m`, from `warmup_ns` after tracking
 ///   became normal. The map reuse keeps only its most precise points (σ ≤ 3 cm, after 3 s), which leaves a map too
 ///   sparse to be recognised from another walk past the same place; these extra points serve the relocaliser
 ///   (a run that loads the map hands only the points the map reuse would keep to its estimator).
 final class WorldMapRecorder {
-    /// A keyframe whose keypoints refer to `MapReobserver` ids (track ids, or loaded points' ids).
+    /// A keyframe whose keypoints refer to `MapReobserver` ids (track ids, or loaded points' ids): `mapId` the point
+    /// the track observed when the keyframe was taken (a loaded point it re-observed, or its own), `track` its track.
     struct Recorded {
         var t_ns: TimestampNs
         var T_W_C: SE3
-        var keypoints: [(pixel: SIMD2<Float>, mapId: Int?, descriptor: ORBDescriptor)]
+        var keypoints: [(pixel: SIMD2<Float>, mapId: Int?, track: Int, descriptor: ORBDescriptor)]
     }
 
     let interval_ns: TimestampNs = 500_000_000
@@ -51,9 +55,9 @@ final class WorldMapRecorder {
             let moved = (T_W_C.translation - last.T_W_C.translation).norm
             guard moved >= minMotion_m || last.T_W_C.rotation.angle(to: T_W_C.rotation) >= minTurn_rad else { return }
         }
-        let keypoints = features.compactMap { f -> (pixel: SIMD2<Float>, mapId: Int?, descriptor: ORBDescriptor)? in
+        let keypoints = features.compactMap { f -> (pixel: SIMD2<Float>, mapId: Int?, track: Int, descriptor: ORBDescriptor)? in
             guard let d = reobserver.descriptor(ofTrack: f.id) else { return nil }
-            return (SIMD2(Float(f.pixel.x), Float(f.pixel.y)), reobserver.mapPointId(ofTrack: f.id), d)
+            return (SIMD2(Float(f.pixel.x), Float(f.pixel.y)), reobserver.mapPointId(ofTrack: f.id), f.id, d)
         }
         keyframes.append(Recorded(t_ns: t_ns, T_W_C: T_W_C, keypoints: keypoints))
     }
@@ -84,7 +88,9 @@ enum WorldMapConversion {
     /// The map: `points` (the reobserver's, in the run's frame) moved into the saved frame by `T_Ws_W`, then the
     /// recorder's other points (in the reported frame, i.e. the saved one), the loaded map's points the map reuse does
     /// not hold, renumbered 0, 1, …; the loaded map's keyframes (already in the saved frame; their keypoints' ids
-    /// are the reobserver's minus `idBase`), then the recorded ones (in the reported frame, i.e. the saved one);
+    /// are the reobserver's minus `idBase`), then the recorded ones (in the reported frame, i.e. the saved one), each
+    /// keypoint linked to the point its track observed when the keyframe was taken or, failing that, to the point its
+    /// track became later (the map reuse's or the recorder's, whose ids are track ids);
     /// planes and anchors as the session has them (also in the reported frame).
     static func map(points: [MapReobserver.MapPoint], recorded: WorldMapRecorder?, T_Ws_W: SE3,
                     loaded: (points: [WorldMap.MapPoint], keyframes: [WorldMap.Keyframe], idBase: Int)?, session: WorldSession,
@@ -117,7 +123,7 @@ enum WorldMapConversion {
         }
         out.keyframes += (recorded?.keyframes ?? []).map { k in
             WorldMap.Keyframe(t_ns: k.t_ns, T_W_C: k.T_W_C, keypoints: k.keypoints.map {
-                WorldMap.Keypoint(pixel: $0.pixel, mapPointId: $0.mapId.flatMap { fileId[$0] }, descriptor: $0.descriptor)
+                WorldMap.Keypoint(pixel: $0.pixel, mapPointId: $0.mapId.flatMap { fileId[$0] } ?? fileId[$0.track], descriptor: $0.descriptor)
             })
         }
         out.planes = session.planes.map(plane)
