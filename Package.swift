@@ -132,7 +132,7 @@ let package = Package(
                     swiftSettings: swift5),
         .testTarget(name: "PipelineTests",
                     dependencies: ["Consumers", "Estimation", "Evaluation", "Geometry", "Imaging", "Pipeline", "Sensors",
-                                   "Simulation", "TestSupport", "Vision", "WorldMap"],
+                                   "Simulation", "TestSupport", "Vision", "World", "WorldMap"],
                     swiftSettings: swift5),
         .testTarget(name: "MCAPTests", dependencies: ["MCAP"], swiftSettings: swift5),
         .testTarget(name: "WorldMapTests", dependencies: ["Geometry", "Imaging", "TestSupport", "WorldMap"], swiftSettings: swift5),
