@@ -31,7 +31,9 @@ public struct Recording: Sendable {
     /// The IMU data file, line by line, exactly as recorded.
     public let imuRows: RecordedIMURows
     /// Ground-truth states (body pose in W, velocity, biases) and the file they came from.
-    public let groundTruth: [GroundTruthState], groundTruthPath: String
+    public private(set) var groundTruth: [GroundTruthState]
+    /// The ground truth's data file.
+    public let groundTruthPath: String
     /// The ground truth's `sensor.yaml`, when present.
     public let groundTruthYAMLPath: String?
     /// The recording's `body.yaml` (in `mav0/` or the root), when present.
@@ -208,4 +210,22 @@ public struct RecordingError: Error, CustomStringConvertible, Equatable {
     public var reason: String
     public init(_ path: String, _ reason: String) { self.path = path; self.reason = reason }
     public var description: String { "\(path): \(reason)" }
+}
+
+extension Recording {
+    /// The same recording with its ground truth in a world turned by `R_new_W` (a rotation about the world origin:
+    /// `T_new_B = R_new_W · T_W_B`, velocities turned likewise; biases, in the body frame, unchanged). The IMU rows and
+    /// calibration are the recording's. With `GroundTruthGravity.R_L_W` it levels a motion-capture world whose z is not
+    /// quite against gravity, so that a scene fitted and rendered in it is level for the real IMU.
+    public func withWorldRotated(by R_new_W: SO3) -> Recording {
+        var copy = self
+        let T = SE3(rotation: R_new_W, translation: .zero)
+        copy.groundTruth = groundTruth.map { s in
+            var r = s
+            r.T_W_B = T * s.T_W_B
+            r.v_W = R_new_W.act(s.v_W)
+            return r
+        }
+        return copy
+    }
 }

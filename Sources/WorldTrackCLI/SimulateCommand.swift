@@ -1,4 +1,5 @@
 import ArgumentParser
+import Evaluation
 import Foundation
 import Sensors
 import Simulation
@@ -103,6 +104,9 @@ struct SimulateCommand: ParsableCommand {
     @Option(help: "Image size WIDTHxHEIGHT (intrinsics scaled), e.g. 376x240 for quick runs (not with --from-recording).")
     var size: String?
 
+    @Flag(name: .customLong("level-groundtruth"), help: "With --from-recording: level the recording's world first. Gravity is measured in the ground truth's frame from the recording's own IMU (as `eval --level-groundtruth` does; EuRoC V1_01's frame is 0.24° off), and the ground truth is turned so that it is −z. The scene is then fitted and rendered level for the real IMU, as a real room's floor and tables are, and the ground truth is written in that frame. The IMU rows are still copied byte for byte.")
+    var levelGroundtruth = false
+
     @Option(help: "Output folder (must be empty or absent).")
     var out: String
 
@@ -143,6 +147,7 @@ struct SimulateCommand: ParsableCommand {
             }
         } else {
             if start != nil { throw CLIError.badInput("--start is only for --from-recording") }
+            if levelGroundtruth { throw CLIError.badInput("--level-groundtruth is only for --from-recording (a simulated world is level)") }
             guard let seconds else { throw CLIError.badInput("--seconds is required (a number > 0) unless --from-recording is given") }
             if let rate, rate != 20 && rate != 30 { throw CLIError.badInput("--rate must be 20 or 30 (got \(rate))") }
             for (name, v) in segments {
@@ -214,7 +219,17 @@ struct SimulateCommand: ParsableCommand {
         let err = FileHandle.standardError
         let started = Date()
         do {
-            let recording = try Recording(path: path)
+            var recording = try Recording(path: path)
+            if levelGroundtruth {
+                let gravity: GroundTruthGravity
+                do {
+                    gravity = try GroundTruthGravity.measure(groundTruth: recording.groundTruth, imu: try ASLDataset(path: path).imu.samples)
+                } catch let failure as GroundTruthGravity.Failure {
+                    throw CLIError.badInput("--level-groundtruth: \(failure.description)")
+                }
+                recording = recording.withWorldRotated(by: gravity.R_L_W)
+                err.write(Data("simulate: --level-groundtruth: \(gravity.summary); the ground truth is turned by \(String(format: "%.3f", gravity.tilt_rad * 180 / .pi))° so that gravity is −z\n".utf8))
+            }
             let sceneChoice: RecordingScene
             if scene.lowercased().hasSuffix(".json") || scene.contains("/") {
                 sceneChoice = .given(try Scene.load(jsonFile: scene), source: scene)

@@ -1,4 +1,7 @@
+import Evaluation
 import Foundation
+import Geometry
+import Sensors
 import Simulation
 import Testing
 import TestSupport
@@ -44,6 +47,47 @@ struct SimulateFromRecordingTests {
         // The dataset it wrote is a valid input for the other subcommands.
         let info = try Self.worldtrack(["info", out])
         #expect(info.status == 0, "\(info.stderr)")
+    }
+
+    @Test("--level-groundtruth: a recording whose ground-truth world is tilted 0.5° is rendered level (gravity −z within 0.05°); without it the tilt stays")
+    func levelsATiltedGroundTruth() throws {
+        let source = try Self.recording()
+        // The same recording with its ground truth in a world turned 0.5° about a horizontal axis (IMU unchanged): a
+        // motion-capture frame levelled by hand.
+        let tilted = try Self.brokenCopy("tilted-gt") { copy in
+            let gtFile = copy + "/mav0/state_groundtruth_estimate0/data.csv"
+            let R = SO3(angle: 0.5 * .pi / 180, axis: Vec3(0.6, 0.8, 0))
+            let states = try TrajectoryFile.readASLGroundTruth(path: gtFile).map { s -> GroundTruthState in
+                var t = s
+                t.T_W_B = SE3(rotation: R * s.T_W_B.rotation, translation: R.act(s.T_W_B.translation))
+                t.v_W = R.act(s.v_W)
+                return t
+            }
+            try FileManager.default.removeItem(atPath: gtFile)
+            try TrajectoryFile.writeASLGroundTruth(states, to: gtFile)
+        }
+        func tilt(_ dataset: String) throws -> Double {
+            let states = try TrajectoryFile.readASLGroundTruth(path: dataset + "/mav0/state_groundtruth_estimate0/data.csv")
+            let imu = try ASLDataset(path: dataset).imu.samples
+            return try GroundTruthGravity.measure(groundTruth: states, imu: imu, window_s: 1).tilt_rad * 180 / .pi
+        }
+        let levelled = SimDatasets.temporaryPath("cli-from-rec-levelled"), plain = SimDatasets.temporaryPath("cli-from-rec-tilted")
+        let run = try Self.worldtrack(["simulate", "--from-recording", tilted, "--seconds", "2.5", "--level-groundtruth", "--out", levelled])
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stderr.contains("--level-groundtruth") && run.stderr.contains("gravity is −z"))
+        let control = try Self.worldtrack(["simulate", "--from-recording", tilted, "--seconds", "2.5", "--out", plain])
+        #expect(control.status == 0, "\(control.stderr)")
+        #expect(abs(try tilt(tilted) - 0.5) < 0.05)
+        #expect(try tilt(levelled) < 0.05)
+        #expect(abs(try tilt(plain) - 0.5) < 0.05)
+        // The IMU rows are still the recording's, byte for byte.
+        let imuIn = try String(contentsOfFile: tilted + "/mav0/imu0/data.csv", encoding: .utf8).split(separator: "\n")
+        let imuOut = try String(contentsOfFile: levelled + "/mav0/imu0/data.csv", encoding: .utf8).split(separator: "\n")
+        let start = try #require(imuIn.firstIndex(of: imuOut[1]))
+        #expect(Array(imuOut.dropFirst()) == Array(imuIn[start..<(start + imuOut.count - 1)]))
+        // Only with --from-recording.
+        let refused = try Self.worldtrack(["simulate", "--seconds", "1", "--level-groundtruth", "--out", SimDatasets.temporaryPath("cli-level-refused")])
+        #expect(refused.status == 2 && refused.stderr.contains("only for --from-recording"), "\(refused.stderr)")
     }
 
     @Test("refusals exit 2 with a message naming the file and reason; nothing of the user's is overwritten")
