@@ -47,12 +47,16 @@ struct RelocalizerFreeSpaceTests {
 
     /// The map: A's floor (the pattern one period on) and the table, with keyframes from three cameras in A.
     static func map() -> WorldMap {
+        map(points: pattern.map { $0 + Vec3(period, 0, 0) } + table, keyframes: [-0.3, 0, 0.3].map { camera(x: period + 0.3, y: $0) })
+    }
+
+    /// A map of `points` (σ 2 cm, blank descriptors) with a keyframe at each of `keyframes` (`T_W_C`), each linking the
+    /// points it sees (the 320 × 240 camera of `project`).
+    static func map(points: [Vec3], keyframes: [SE3]) -> WorldMap {
         var map = WorldMap(saved_ns: 0)
-        let points = pattern.map { $0 + Vec3(period, 0, 0) } + table
         map.points = points.enumerated().map { WorldMap.MapPoint(id: $0.offset, p_W: $0.element, std_m: 0.02, descriptor: ORBDescriptor(words: .zero), lastSeen_ns: 0) }
-        map.keyframes = [-0.3, 0, 0.3].map { y in
-            let T = camera(x: period + 0.3, y: y)
-            return WorldMap.Keyframe(t_ns: 0, T_W_C: T, keypoints: points.enumerated().compactMap { i, p in
+        map.keyframes = keyframes.map { T in
+            WorldMap.Keyframe(t_ns: 0, T_W_C: T, keypoints: points.enumerated().compactMap { i, p in
                 project(p, T).map { n in WorldMap.Keypoint(pixel: SIMD2(Float(300 * n.x + 160), Float(300 * n.y + 120)), mapPointId: i, descriptor: ORBDescriptor(words: .zero)) }
             })
         }

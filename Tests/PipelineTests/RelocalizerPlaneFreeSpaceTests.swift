@@ -67,16 +67,8 @@ struct RelocalizerPlaneFreeSpaceTests {
     /// The map: the floor one period on, mapped over x ∈ [4, 7.6), seen by three keyframes from x = 4.3 that look
     /// along it.
     static func map() -> WorldMap {
-        var map = WorldMap(saved_ns: 0)
-        let points = mapped.map { pattern[$0] + Vec3(period, 0, 0) }
-        map.points = points.enumerated().map { WorldMap.MapPoint(id: $0.offset, p_W: $0.element, std_m: 0.02, descriptor: ORBDescriptor(words: .zero), lastSeen_ns: 0) }
-        map.keyframes = [-0.3, 0, 0.3].map { y in
-            let T = camera(x: period + 0.3, y: y)
-            return WorldMap.Keyframe(t_ns: 0, T_W_C: T, keypoints: points.enumerated().compactMap { i, p in
-                project(p, T).map { n in WorldMap.Keypoint(pixel: SIMD2(Float(300 * n.x + 160), Float(300 * n.y + 120)), mapPointId: i, descriptor: ORBDescriptor(words: .zero)) }
-            })
-        }
-        return map
+        RelocalizerFreeSpaceTests.map(points: mapped.map { pattern[$0] + Vec3(period, 0, 0) },
+                                      keyframes: [-0.3, 0, 0.3].map { camera(x: period + 0.3, y: $0) })
     }
 
     /// 30 frames of a camera at x = 0.3 sliding along y (world = the map's frame). The scene is the floor in front of a
