@@ -78,13 +78,18 @@ import Testing
         #expect(why.contains("wrong surface"))
     }
 
-    @Test func anUnconfirmedPlaneExtensionFails() throws {
-        // Floor landmarks only in a 1 m strip at x ∈ [0, 1]: the floor's extension at x = -2.5 has nothing mapped.
+    /// The frame after 30 frames of floor landmarks mapped only in a 1 m strip at x ∈ [0, 1].
+    static func floorStripFrame() throws -> WorldFrame {
         let session = WorldSession()
         var gen = RoomLandmarks(seed: 5)
         var frame: WorldFrame?
         for i in 0..<30 { frame = session.process(frameInput(i, landmarks: gen.floorStrip(x: 0...1, count: 30))) }
-        let f = try #require(frame)
+        return try #require(frame)
+    }
+
+    @Test func anUnconfirmedPlaneExtensionFails() throws {
+        // Floor landmarks only in a 1 m strip at x ∈ [0, 1]: the floor's extension at x = -2.5 has nothing mapped.
+        let f = try Self.floorStripFrame()
         let far = Vec3(-2.5, -0.5, 0)
         let px = try #require(testCamera.model.project(defaultPose.inverse.act(far)))
         let hit = try #require(f.raycast(pixel: px))
@@ -105,11 +110,7 @@ import Testing
     @Test func anEstimatedPlaneWithNothingMappedAlongTheRayFails() throws {
         // Floor landmarks only in a 1 m strip at x ∈ [0, 1]; a plane fitted to landmarks beside the ray (as the estimated
         // plane is, over an 8° cone) answered at x = -2.5, where nothing is mapped: an extrapolation, not a measurement.
-        let session = WorldSession()
-        var gen = RoomLandmarks(seed: 5)
-        var frame: WorldFrame?
-        for i in 0..<30 { frame = session.process(frameInput(i, landmarks: gen.floorStrip(x: 0...1, count: 30))) }
-        let f = try #require(frame)
+        let f = try Self.floorStripFrame()
         func estimatedFloorHit(_ p: Vec3) throws -> (RaycastResult, WorldRay, Vec2) {
             let px = try #require(testCamera.model.project(defaultPose.inverse.act(p)))
             let ray = try #require(f.ray(pixel: px))
