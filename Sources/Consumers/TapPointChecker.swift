@@ -19,6 +19,10 @@ public enum TapPointVerdict: Equatable {
 /// times off with a small σ, which is worse than a refusal, so each tapped point must pass:
 /// 1. **incidence**: the ray meets the surface at most `maxIncidence_deg` from head-on; **edges**: the rays
 ///    `edgeRadius_px` around the tap meet surfaces at depths the hit's surface allows;
+/// 1b. **rims**: the ray must not cross the level of another horizontal plane in front of the hit inside its
+///    boundary, or after passing over it just beyond its boundary (`rimMargin_m`): a top's polygon is the hull of its
+///    landmarks and stops short of its edges, so a tap at a top's far corner can miss the polygon and meet the wall
+///    or floor behind (box A's corner measured 1.49 m for 0.30 m on the V1_01 render, stereo);
 /// 2. **depth agreement**: of the landmarks within `rayRadius_px` of the ray, at least one lies at the hit's depth
 ///    (within its own 3 σ, the hit surface's σ, and what the ray's angular width spans on an oblique surface), when
 ///    there are at least `minLandmarks` of them, unless the hit's plane has landmarks of its own around the hit; and
@@ -55,6 +59,11 @@ public struct TapPointChecker: Equatable, Sendable {
     /// Smallest depth tolerance, metres: landmark positions are not better than about a centimetre, and a tapped
     /// point 3 cm in front of or behind a landmark is on the same surface for any length worth measuring.
     public var minDepthTolerance_m: Double = 0.03
+    /// A hit behind the level of another horizontal plane that the ray crosses, after passing over it, within this of
+    /// that plane's boundary fails (see `pastRim`), metres; 0 turns the test off. On the V1_01 renders the polygons
+    /// of box tops fell 18–24 cm short of the edges tapped, while floor taps seen past a table's far edge crossed its
+    /// level 34–37 cm beyond its polygon.
+    public var rimMargin_m: Double = 0.25
 
     /// `false` measures every hit as the consumer did before these checks (no failure, the hit's own σ): for
     /// comparisons (`worldtrack-bench --world-baseline`).
@@ -94,6 +103,12 @@ public struct TapPointChecker: Equatable, Sendable {
             // A farther surface next to it: the tap is on its surface's rim (a top's corner), which is what people
             // tap; it stands, with the edge's uncertainty (see `edgeStd`).
             if other.distance_m > t + tol { onEdge = true }
+        }
+        if let rim = pastRim(of: hit, ray: ray, frame: frame, tolerance: max(minDepthTolerance_m, 3 * surfaceSigma)) {
+            let where_ = rim.beyond_m > 0 ? String(format: "%.2f m beyond its mapped edge (the top may reach there)", rim.beyond_m)
+                : "inside its boundary"
+            return .failed(String(format: "past a rim: the ray crosses %@'s level at %.2f m, %@, in front of the hit on %@ at %.2f m",
+                                  rim.plane as NSString, rim.depth_m, where_ as NSString, describe(hit) as NSString, t))
         }
         let map = frame.session.map
         // Where the map is sparse the search widens once, to twice the radius (still within a few degrees).
@@ -193,6 +208,43 @@ public struct TapPointChecker: Equatable, Sendable {
         let n = p.normal_W, d = n.dot(p.T_W_P.translation)
         return frame.session.map.landmarks(near: hit.position_W, radius: supportRadius_m)
             .contains { abs(n.dot($0.p_W) - d) <= max(minDepthTolerance_m, 3 * $0.std_m) }
+    }
+
+    /// The nearest horizontal plane, other than the hit's, whose level the ray crosses from above in front of the hit
+    /// (by more than `tolerance`) inside its boundary, or after passing over it within `rimMargin_m` beyond its far
+    /// boundary: the tap is just past the mapped rim of a top, whose true edge can lie there (a polygon is the hull
+    /// of the top's landmarks, which stop short of its edges), and the hit behind it may be on the wrong surface.
+    /// `nil` when there is none.
+    func pastRim(of hit: RaycastResult, ray: WorldRay, frame: WorldFrame, tolerance: Double)
+        -> (plane: String, depth_m: Double, beyond_m: Double)? {
+        guard rimMargin_m > 0 else { return nil }
+        var best: (plane: String, depth_m: Double, beyond_m: Double)?
+        for p in frame.session.planeTracker.planes where p.alignment == .horizontal && p.id != hit.planeId {
+            let n = p.normal_W
+            let down = n.dot(ray.direction_W)
+            guard down < -1e-3 else { continue }
+            let s = (p.offset_m - n.dot(ray.origin_W)) / down
+            guard s > 0, s < hit.distance_m - tolerance, s < (best?.depth_m ?? .infinity) else { continue }
+            let q = p.T_W_P.inverse.act(ray.origin_W + s * ray.direction_W)
+            let poly = p.boundaryLocal, local = Vec2(q.x, q.y)
+            guard poly.count >= 3 else { continue }
+            if PlaneGeometry2D.convexContains(poly, local) { best = (p.id, s, 0); continue }
+            // The nearest boundary point must not lie ahead of the crossing (more than 60° from the ray's heading):
+            // the ray passed over the top, or beside it, and came down past its mapped rim. A ray that comes down
+            // in front of a top (to its side face, or the floor at its foot) crosses the level before reaching it.
+            var beyond = Double.infinity, nearest = local
+            for i in poly.indices {
+                let a = poly[i], b = poly[(i + 1) % poly.count], ab = b - a
+                let u = ab.dot(ab) > 0 ? min(1, max(0, (local - a).dot(ab) / ab.dot(ab))) : 0
+                let c = a + u * ab
+                if (local - c).norm < beyond { beyond = (local - c).norm; nearest = c }
+            }
+            let o = p.T_W_P.inverse.act(ray.origin_W)
+            let h = local - Vec2(o.x, o.y), r = nearest - local
+            let heading = h / max(h.norm, 1e-9), toRim = r / max(r.norm, 1e-9)
+            if beyond <= rimMargin_m && heading.dot(toRim) < 0.5 { best = (p.id, s, beyond) }
+        }
+        return best
     }
 
     func describe(_ hit: RaycastResult) -> String {

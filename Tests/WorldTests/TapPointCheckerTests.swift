@@ -132,6 +132,54 @@ import Testing
         }
     }
 
+    /// The room after 30 frames with the table's landmarks only at y ≤ `tableToY` (the top runs to y = 0.4), seen from
+    /// `pose`.
+    static func frame(tableToY: Double, pose: SE3 = defaultPose) throws -> WorldFrame {
+        let session = WorldSession()
+        var gen = RoomLandmarks(seed: 3)
+        var frame: WorldFrame?
+        for i in 0..<30 {
+            let top = gen.points({ r in Vec3(r.uniform(0.5, 1.7), r.uniform(-0.4, tableToY), Room.tableZ) }, count: 10)
+            frame = session.process(frameInput(i, landmarks: gen.batch(floor: 150, table: 0, wall: 15) + top, T_W_C: pose))
+        }
+        return try #require(frame)
+    }
+
+    /// A tap at the table's far edge where its polygon (the hull of its landmarks) stops 20 cm short: the ray misses
+    /// the polygon and meets the floor 2.4 m behind the table, so the length measured from it would be metres off.
+    @Test func aTapJustPastATopsMappedRimFails() throws {
+        let corner = Vec3(1.1, 0.35, Room.tableZ)
+        let px = try #require(testCamera.model.project(defaultPose.inverse.act(corner)))
+        let short = try Self.frame(tableToY: 0.15)
+        let hit = try #require(short.raycast(pixel: px)), ray = try #require(short.ray(pixel: px))
+        #expect(hit.position_W.z < 0.05 && hit.position_W.y > 2)
+        guard case let .failed(why) = TapPointChecker().check(hit, ray: ray, pixel: px, frame: short, raycast: { short.raycast(pixel: $0) }) else {
+            Issue.record("a tap past the table's mapped rim was measured on the floor behind it"); return
+        }
+        #expect(why.contains("past a rim"), "\(why)")
+        // Control: with the whole top mapped the same tap meets the table and is measured.
+        let full = try Self.frame(tableToY: 0.4)
+        let h2 = try #require(full.raycast(pixel: px)), r2 = try #require(full.ray(pixel: px))
+        #expect(abs(h2.position_W.z - Room.tableZ) < 0.03)
+        if case let .failed(why) = TapPointChecker().check(h2, ray: r2, pixel: px, frame: full, raycast: { full.raycast(pixel: $0) }) {
+            Issue.record("a tap on the mapped table failed: \(why)")
+        }
+    }
+
+    /// A ray that comes down in front of a top crosses its level before the top, here 17 cm before its front edge:
+    /// the floor at the table's foot is no rim tap.
+    @Test func aFloorTapInFrontOfATopIsNotPastItsRim() throws {
+        let steep = lookAt(eye: Vec3(1.1, -1.0, 3.0), target: Vec3(1.1, 0, 0.5))
+        let f = try Self.frame(tableToY: 0.4, pose: steep)
+        let foot = Vec3(1.1, -0.42, 0)
+        let px = try #require(testCamera.model.project(steep.inverse.act(foot)))
+        let hit = try #require(f.raycast(pixel: px)), ray = try #require(f.ray(pixel: px))
+        #expect(abs(hit.position_W.z) < 0.03)
+        let crossing = ray.point(at: (Room.tableZ - ray.origin_W.z) / ray.direction_W.z)
+        #expect(crossing.y > -0.4 - TapPointChecker().rimMargin_m && crossing.y < -0.4)
+        #expect(TapPointChecker().pastRim(of: hit, ray: ray, frame: f, tolerance: 0.03) == nil)
+    }
+
     @Test func theSameLengthFartherAwayGetsALargerSigma() throws {
         let (_, frames) = runRoom()
         let f = try #require(frames.last)
