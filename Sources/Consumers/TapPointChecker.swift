@@ -218,33 +218,23 @@ public struct TapPointChecker: Equatable, Sendable {
     func pastRim(of hit: RaycastResult, ray: WorldRay, frame: WorldFrame, tolerance: Double)
         -> (plane: String, depth_m: Double, beyond_m: Double)? {
         guard rimMargin_m > 0 else { return nil }
-        var best: (plane: String, depth_m: Double, beyond_m: Double)?
-        for p in frame.session.planeTracker.planes where p.alignment == .horizontal && p.id != hit.planeId {
-            let n = p.normal_W
-            let down = n.dot(ray.direction_W)
-            guard down < -1e-3 else { continue }
-            let s = (p.offset_m - n.dot(ray.origin_W)) / down
-            guard s > 0, s < hit.distance_m - tolerance, s < (best?.depth_m ?? .infinity) else { continue }
-            let q = p.T_W_P.inverse.act(ray.origin_W + s * ray.direction_W)
-            let poly = p.boundaryLocal, local = Vec2(q.x, q.y)
-            guard poly.count >= 3 else { continue }
-            if PlaneGeometry2D.convexContains(poly, local) { best = (p.id, s, 0); continue }
+        // Every horizontal plane's level the ray crosses, nearest first.
+        let crossings = Raycaster.hitPlanes(ray, planes: frame.session.planeTracker.planes, target: .existingPlaneInfinite,
+                                            alignment: .horizontal)
+        for c in crossings where c.distance_m < hit.distance_m - tolerance {
+            guard let id = c.planeId, id != hit.planeId, c.normal_W.dot(ray.direction_W) < 0,
+                  let p = frame.session.planeTracker.plane(id: id) else { continue }
+            let q = p.T_W_P.inverse.act(c.position_W), o = p.T_W_P.inverse.act(ray.origin_W)
+            let crossing = Vec2(q.x, q.y), heading = Vec2(q.x - o.x, q.y - o.y)
+            guard p.boundaryLocal.count >= 3, let rim = PlaneGeometry2D.nearestBoundaryPoint(p.boundaryLocal, to: crossing) else { continue }
+            if PlaneGeometry2D.convexContains(p.boundaryLocal, crossing) { return (id, c.distance_m, 0) }
             // The nearest boundary point must not lie ahead of the crossing (more than 60° from the ray's heading):
             // the ray passed over the top, or beside it, and came down past its mapped rim. A ray that comes down
             // in front of a top (to its side face, or the floor at its foot) crosses the level before reaching it.
-            var beyond = Double.infinity, nearest = local
-            for i in poly.indices {
-                let a = poly[i], b = poly[(i + 1) % poly.count], ab = b - a
-                let u = ab.dot(ab) > 0 ? min(1, max(0, (local - a).dot(ab) / ab.dot(ab))) : 0
-                let c = a + u * ab
-                if (local - c).norm < beyond { beyond = (local - c).norm; nearest = c }
-            }
-            let o = p.T_W_P.inverse.act(ray.origin_W)
-            let h = local - Vec2(o.x, o.y), r = nearest - local
-            let heading = h / max(h.norm, 1e-9), toRim = r / max(r.norm, 1e-9)
-            if beyond <= rimMargin_m && heading.dot(toRim) < 0.5 { best = (p.id, s, beyond) }
+            let toRim = rim - crossing, beyond = toRim.norm
+            if beyond <= rimMargin_m && heading.dot(toRim) < 0.5 * heading.norm * beyond { return (id, c.distance_m, beyond) }
         }
-        return best
+        return nil
     }
 
     func describe(_ hit: RaycastResult) -> String {

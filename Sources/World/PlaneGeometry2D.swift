@@ -46,12 +46,23 @@ public enum PlaneGeometry2D {
         return true
     }
 
-    /// Distance from `p` to segment ab.
-    public static func distance(_ p: Vec2, segment a: Vec2, _ b: Vec2) -> Double {
+    /// The point of segment ab nearest to `p`.
+    public static func closestPoint(_ p: Vec2, segment a: Vec2, _ b: Vec2) -> Vec2 {
         let ab = b - a
         let l2 = ab.dot(ab)
         let t = l2 > 0 ? Swift.min(1, Swift.max(0, (p - a).dot(ab) / l2)) : 0
-        return (p - (a + t * ab)).norm
+        return a + t * ab
+    }
+
+    /// Distance from `p` to segment ab.
+    public static func distance(_ p: Vec2, segment a: Vec2, _ b: Vec2) -> Double {
+        (p - closestPoint(p, segment: a, b)).norm
+    }
+
+    /// The point of the closed polygon's boundary nearest to `p` (`nil` for an empty polygon).
+    public static func nearestBoundaryPoint(_ poly: [Vec2], to p: Vec2) -> Vec2? {
+        poly.indices.map { closestPoint(p, segment: poly[$0], poly[($0 + 1) % poly.count]) }
+            .min { ($0 - p).norm < ($1 - p).norm }
     }
 
     /// Distance between two convex polygons (0 when they overlap), metres.

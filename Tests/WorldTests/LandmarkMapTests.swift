@@ -97,4 +97,13 @@ import Testing
         #expect(abs(PlaneGeometry2D.distance(square, square.map { $0 + Vec2(1.5, 0) }) - 0.5) < 1e-12)
         #expect(PlaneGeometry2D.distance(square, square.map { $0 + Vec2(0.5, 0.5) }) == 0)
     }
+
+    @Test func nearestBoundaryPointOfASquare() throws {
+        let square = [Vec2(0, 0), Vec2(1, 0), Vec2(1, 1), Vec2(0, 1)]
+        // Beside an edge: the foot of the perpendicular; beyond a corner: the corner; inside: the nearest edge's foot.
+        #expect(try #require(PlaneGeometry2D.nearestBoundaryPoint(square, to: Vec2(1.3, 0.4))) == Vec2(1, 0.4))
+        #expect(try #require(PlaneGeometry2D.nearestBoundaryPoint(square, to: Vec2(1.5, 1.5))) == Vec2(1, 1))
+        #expect(try #require(PlaneGeometry2D.nearestBoundaryPoint(square, to: Vec2(0.5, 0.9))) == Vec2(0.5, 1))
+        #expect(PlaneGeometry2D.nearestBoundaryPoint([], to: .zero) == nil)
+    }
 }
