@@ -1,0 +1,103 @@
+"""Tools/imu_from_groundtruth.py against the simulator's own IMU: on a simulated room without noise the IMU it
+synthesises from the ground truth must be the one `worldtrack simulate` wrote (same formulas, frames and gravity);
+with noise, the residual it adds back must give the recorded IMU again, split into low and high parts."""
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+
+import numpy as np
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+SCRIPT = os.path.join(ROOT, "Tools", "imu_from_groundtruth.py")
+WORLDTRACK = os.environ.get("WORLDTRACK_BIN", os.path.join(ROOT, ".build", "release", "worldtrack"))
+
+
+def imu_rows(dataset):
+    return np.loadtxt(os.path.join(dataset, "mav0", "imu0", "data.csv"), delimiter=",", comments="#")
+
+
+def matched(a, b):
+    """Rows of b at a's timestamps (a's are a subset of b's)."""
+    index = {int(t): i for i, t in enumerate(b[:, 0])}
+    return b[[index[int(t)] for t in a[:, 0]]]
+
+
+class ImuFromGroundTruthTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.TemporaryDirectory(prefix="wt-imu-gt-")
+        cls.clean = os.path.join(cls.tmp.name, "clean")
+        cls.noisy = os.path.join(cls.tmp.name, "noisy")
+        for out, extra in [(cls.clean, ["--no-noise"]), (cls.noisy, [])]:
+            subprocess.run([WORLDTRACK, "simulate", "--scene", "room", "--trajectory", "handheld", "--seconds", "4",
+                            "--seed", "3", "--out", out] + extra, check=True, capture_output=True)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.tmp.cleanup()
+
+    def tool(self, *args):
+        return subprocess.run([sys.executable, SCRIPT, *args], capture_output=True, text=True)
+
+    def test_a_perfect_imu_is_the_simulators(self):
+        out = os.path.join(self.tmp.name, "perfect")
+        r = self.tool(self.clean, out)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        synthetic, recorded = imu_rows(out), imu_rows(self.clean)
+        self.assertGreater(len(synthetic), 0.99 * len(recorded))
+        d = synthetic[:, 1:] - matched(synthetic, recorded)[:, 1:]
+        rms = np.sqrt((d ** 2).mean(0))
+        # Spline interpolation of the 200 Hz ground truth: about 3e-5 rad/s and 3e-4 m/s² here; a wrong frame,
+        # sign or gravity is off by 0.1–20.
+        self.assertLess(rms[:3].max(), 2e-4, rms)
+        self.assertLess(rms[3:].max(), 2e-3, rms)
+        # Everything else is the source's, linked, not copied.
+        self.assertTrue(os.path.islink(os.path.join(out, "mav0", "cam0")))
+        self.assertTrue(os.path.islink(os.path.join(out, "mav0", "imu0", "sensor.yaml")))
+        self.assertFalse(os.path.islink(os.path.join(out, "mav0", "imu0", "data.csv")))
+
+    def test_the_residual_split_adds_up_to_the_recorded_imu(self):
+        parts = {}
+        for part in ["all", "low", "high", "none"]:
+            out = os.path.join(self.tmp.name, "noisy-" + part)
+            r = self.tool(self.noisy, out, "--residual", part, "--split-hz", "5")
+            self.assertEqual(r.returncode, 0, r.stderr)
+            parts[part] = imu_rows(out)
+        recorded = matched(parts["all"], imu_rows(self.noisy))
+        np.testing.assert_allclose(parts["all"][:, 1:], recorded[:, 1:], rtol=0, atol=1e-12)
+        low = parts["low"][:, 1:] - parts["none"][:, 1:]
+        high = parts["high"][:, 1:] - parts["none"][:, 1:]
+        np.testing.assert_allclose(parts["none"][:, 1:] + low + high, recorded[:, 1:], rtol=0, atol=1e-9)
+        # The simulator's noise is white and its biases constant: the high part carries most of the noise, the
+        # low part the biases.
+        self.assertGreater(np.abs(high[:, 3:]).std(), np.abs(low[:, 3:] - low[:, 3:].mean(0)).std())
+
+    def test_report_prints_the_bands(self):
+        r = self.tool(self.clean, "--report")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("50.0–100.0 Hz", r.stdout)
+        self.assertIn("mean (bias-like)", r.stdout)
+
+    def test_bad_input_is_a_clear_error(self):
+        r = self.tool(self.clean, self.noisy)
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("exists; choose a new folder", r.stderr)
+        r = self.tool(self.tmp.name, os.path.join(self.tmp.name, "x"))
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("is not an ASL dataset", r.stderr)
+        r = self.tool(self.clean)
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("give DST", r.stderr)
+        no_gt = os.path.join(self.tmp.name, "no-gt")
+        os.makedirs(os.path.join(no_gt, "mav0", "imu0"))
+        os.symlink(os.path.join(self.clean, "mav0", "imu0", "data.csv"), os.path.join(no_gt, "mav0", "imu0", "data.csv"))
+        r = self.tool(no_gt, "--report")
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("ground truth", r.stderr)
+        self.assertIn("is missing", r.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,165 @@
+#!/usr/bin/env python3
+"""Copy an ASL dataset with its IMU synthesised from its ground truth, to split an estimator's error between the real
+IMU and everything else (the flight, the images, the estimator).
+
+    Tools/imu_from_groundtruth.py SRC DST [--residual none|low|high|all] [--split-hz 5] [--gravity 9.81]
+    Tools/imu_from_groundtruth.py SRC --report [--split-hz 5]
+
+The ground truth's poses (mav0/state_groundtruth_estimate0: the body, which EuRoC's ground truth and
+`worldtrack simulate --from-recording` put in the IMU frame) are interpolated with C² splines: a cubic spline
+through the positions and scipy's RotationSpline through the orientations. At every timestamp of SRC's
+mav0/imu0/data.csv inside the ground truth's span the IMU reads what a perfect sensor on that motion would:
+
+    gyro_B  = the body rate, log(R_W_B(t − h/2)ᵀ R_W_B(t + h/2)) / h with h = 1 ms   (rad/s)
+    accel_B = R_W_Bᵀ (a_W − g_W), g_W = (0, 0, −gravity)                             (m/s²)
+
+which is how `worldtrack simulate` synthesises its IMU (with the ground truth's world z as up). Rows outside the
+ground truth's span are left out. --residual adds part of the real IMU's disagreement with that motion
+(real − synthetic, per axis): `low` its part below --split-hz (zero-phase 4th-order Butterworth: biases, their
+drift, anything slow), `high` the rest (vibration), `all` both (the real IMU again, up to the last digit: a check).
+
+DST gets symlinks to everything in SRC except mav0/imu0/data.csv (nothing in SRC is written); DST must not exist.
+--report writes nothing and prints the real IMU's residual per frequency band and axis, and its mean.
+"""
+import argparse
+import os
+import sys
+
+import numpy as np
+from scipy.interpolate import CubicSpline
+from scipy.signal import butter, sosfiltfilt, welch
+from scipy.spatial.transform import Rotation, RotationSpline
+
+BANDS_HZ = [(0.0, 0.1), (0.1, 1.0), (1.0, 5.0), (5.0, 20.0), (20.0, 50.0), (50.0, 100.0)]
+
+
+def fail(message):
+    print(f"imu_from_groundtruth: {message}", file=sys.stderr)
+    sys.exit(2)
+
+
+def read_csv(path, what):
+    """Header line and rows (timestamp as int, the rest as floats) of an ASL CSV file."""
+    if not os.path.isfile(path):
+        fail(f"{what}: {path} is missing")
+    header, stamps, values = None, [], []
+    with open(path) as f:
+        for n, line in enumerate(f, 1):
+            line = line.strip()
+            if not line:
+                continue
+            if line.startswith("#"):
+                header = header or line
+                continue
+            cells = line.split(",")
+            try:
+                stamps.append(int(cells[0]))
+                values.append([float(c) for c in cells[1:]])
+            except ValueError:
+                fail(f"{what}: {path}:{n} is not a row of numbers")
+    if not stamps:
+        fail(f"{what}: {path} has no rows")
+    return header, np.array(stamps, dtype=np.int64), np.array(values)
+
+
+def synthesise(src, gravity):
+    """The real IMU rows inside the ground truth's span and the perfect IMU on the ground truth's motion there."""
+    header, t_imu, imu = read_csv(os.path.join(src, "mav0", "imu0", "data.csv"), "IMU")
+    _, t_gt, gt = read_csv(os.path.join(src, "mav0", "state_groundtruth_estimate0", "data.csv"), "ground truth")
+    if imu.shape[1] < 6:
+        fail("IMU rows need 7 columns (timestamp, gyro x y z, accel x y z)")
+    if gt.shape[1] < 7:
+        fail("ground-truth rows need a position and a quaternion (w x y z)")
+    if len(t_gt) < 4 or np.any(np.diff(t_gt) <= 0):
+        fail("the ground truth needs at least 4 rows with increasing timestamps")
+    t0 = t_gt[0]
+    s_gt = (t_gt - t0) * 1e-9
+    positions = CubicSpline(s_gt, gt[:, 0:3])
+    orientations = RotationSpline(s_gt, Rotation.from_quat(gt[:, [4, 5, 6, 3]]))  # scipy wants x y z w
+    h = 1e-3
+    s_imu = (t_imu - t0) * 1e-9
+    inside = (s_imu >= s_gt[0] + h) & (s_imu <= s_gt[-1] - h)
+    if inside.sum() < 100:
+        fail("fewer than 100 IMU rows lie inside the ground truth's span")
+    s = s_imu[inside]
+    R_W_B = orientations(s)
+    gyro = (orientations(s - h / 2).inv() * orientations(s + h / 2)).as_rotvec() / h
+    accel = R_W_B.inv().apply(positions(s, 2) + np.array([0.0, 0.0, gravity]))
+    return header, t_imu[inside], imu[inside, 0:6], np.hstack([gyro, accel])
+
+
+def split(residual, split_hz, rate_hz):
+    """The residual's part below `split_hz` (zero-phase) and the rest."""
+    if not 0 < split_hz < rate_hz / 2:
+        fail(f"--split-hz must lie between 0 and half the IMU rate ({rate_hz / 2:.0f} Hz)")
+    sos = butter(4, split_hz / (rate_hz / 2), output="sos")
+    low = sosfiltfilt(sos, residual, axis=0)
+    return low, residual - low
+
+
+def report(real, synthetic, rate_hz):
+    residual = real - synthetic
+    print(f"real IMU − IMU synthesised from the ground truth, {len(real)} rows at {rate_hz:.0f} Hz")
+    print("mean (bias-like): gyro " + " ".join(f"{v:+.4f}" for v in residual[:, :3].mean(0)) + " rad/s, accel "
+          + " ".join(f"{v:+.4f}" for v in residual[:, 3:].mean(0)) + " m/s²")
+    centred = residual - residual.mean(0)
+    f, p = welch(centred, fs=rate_hz, nperseg=min(len(centred), 2048), axis=0)
+    df = f[1] - f[0]
+    print("band            gyro rms x y z (rad/s)        accel rms x y z (m/s²)")
+    for lo, hi in BANDS_HZ:
+        sel = (f >= lo) & (f < hi)
+        rms = np.sqrt(p[sel].sum(0) * df)
+        print(f"{lo:5.1f}–{hi:5.1f} Hz   " + " ".join(f"{v:8.4f}" for v in rms[:3]) + "    "
+              + " ".join(f"{v:8.4f}" for v in rms[3:]))
+
+
+def write_copy(src, dst, header, stamps, rows):
+    """DST: symlinks to everything in SRC but mav0/imu0/data.csv, which is written from `rows`."""
+    keep_out = {"": "mav0", "mav0": "imu0", os.path.join("mav0", "imu0"): "data.csv"}
+    for rel, skip in keep_out.items():
+        os.makedirs(os.path.join(dst, rel), exist_ok=True)
+        for name in sorted(os.listdir(os.path.join(src, rel))):
+            if name != skip:
+                os.symlink(os.path.abspath(os.path.join(src, rel, name)), os.path.join(dst, rel, name))
+    with open(os.path.join(dst, "mav0", "imu0", "data.csv"), "w") as f:
+        f.write((header or "#timestamp [ns],w_RS_S_x [rad s^-1],w_RS_S_y [rad s^-1],w_RS_S_z [rad s^-1],"
+                 "a_RS_S_x [m s^-2],a_RS_S_y [m s^-2],a_RS_S_z [m s^-2]") + "\n")
+        for t, r in zip(stamps, rows):
+            f.write(f"{t}," + ",".join(repr(float(v)) for v in r) + "\n")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                 formatter_class=argparse.RawDescriptionHelpFormatter,
+                                 epilog=__doc__.split("\n\n", 2)[2])
+    ap.add_argument("src", help="ASL dataset with mav0/imu0 and mav0/state_groundtruth_estimate0")
+    ap.add_argument("dst", nargs="?", help="new folder for the copy (not with --report)")
+    ap.add_argument("--residual", choices=["none", "low", "high", "all"], default="none",
+                    help="part of the real IMU's residual to add (default none: a perfect IMU)")
+    ap.add_argument("--split-hz", type=float, default=5.0, help="frequency that splits low from high (default 5)")
+    ap.add_argument("--gravity", type=float, default=9.81, help="gravity, m/s² (default 9.81, as the estimator)")
+    ap.add_argument("--report", action="store_true", help="print the residual per band instead of writing")
+    a = ap.parse_args()
+    if not os.path.isdir(os.path.join(a.src, "mav0")):
+        fail(f"{a.src} is not an ASL dataset (no mav0/)")
+    if a.report == (a.dst is not None):
+        fail("give DST to write a copy, or --report alone")
+    if a.dst is not None and os.path.lexists(a.dst):
+        fail(f"{a.dst} exists; choose a new folder")
+    header, stamps, real, synthetic = synthesise(a.src, a.gravity)
+    rate_hz = 1e9 / np.median(np.diff(stamps))
+    if a.report:
+        report(real, synthetic, rate_hz)
+        return
+    rows = synthetic
+    if a.residual != "none":
+        low, high = split(real - synthetic, a.split_hz, rate_hz)
+        rows = synthetic + {"low": low, "high": high, "all": real - synthetic}[a.residual]
+    write_copy(a.src, a.dst, header, stamps, rows)
+    print(f"imu_from_groundtruth: {a.dst}: {len(stamps)} IMU rows synthesised"
+          + ("" if a.residual == "none" else f" + the real residual ({a.residual}, split at {a.split_hz:g} Hz)"),
+          file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
