@@ -180,6 +180,32 @@ import Testing
         #expect(TapPointChecker().pastRim(of: hit, ray: ray, frame: f, tolerance: 0.03) == nil)
     }
 
+    /// The table's polygon stops 45 cm short of the corner tapped (its landmarks only up to y = -0.1). The ray meets
+    /// the floor inside the floor's polygon: it stands (45 cm is beyond `rimMargin_m`; the floor behind a table's
+    /// mapped edge is what such a ray often sees). The same ray answered by a plane's infinite extension fails: an
+    /// extension is a guess, and the table reaching on to its corner is the likelier one (`extensionRimMargin_m`).
+    @Test func anExtensionHitPastATopsRimWithinAMetreFails() throws {
+        let corner = Vec3(1.1, 0.35, Room.tableZ)
+        let px = try #require(testCamera.model.project(defaultPose.inverse.act(corner)))
+        let short = try Self.frame(tableToY: -0.1)
+        let floorHit = try #require(short.raycast(pixel: px)), ray = try #require(short.ray(pixel: px))
+        #expect(floorHit.target == .existingPlaneGeometry && floorHit.position_W.z < 0.05)
+        let checker = TapPointChecker()
+        let table = try #require(short.planes.first { abs($0.height_m - Room.tableZ) < 0.05 })
+        let crossing = ray.point(at: (table.height_m - ray.origin_W.z) / ray.direction_W.z)
+        let beyond = crossing.y - (table.boundary.map(\.y).max() ?? 0)
+        #expect(beyond > checker.rimMargin_m + 0.1 && beyond < checker.extensionRimMargin_m - 0.3, "\(beyond)")
+        #expect(checker.pastRim(of: floorHit, ray: ray, frame: short, tolerance: 0.03) == nil)
+        var extensionHit = floorHit
+        extensionHit.target = .existingPlaneInfinite
+        let rim = try #require(checker.pastRim(of: extensionHit, ray: ray, frame: short, tolerance: 0.03))
+        #expect(rim.plane == table.id && abs(rim.beyond_m - beyond) < 0.1)
+        guard case let .failed(why) = checker.check(extensionHit, ray: ray, pixel: px, frame: short, raycast: { short.raycast(pixel: $0) }) else {
+            Issue.record("an extension hit 45 cm past the table's mapped rim was measured"); return
+        }
+        #expect(why.contains("past a rim"), "\(why)")
+    }
+
     @Test func theSameLengthFartherAwayGetsALargerSigma() throws {
         let (_, frames) = runRoom()
         let f = try #require(frames.last)
