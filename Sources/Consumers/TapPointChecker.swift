@@ -21,7 +21,7 @@ public enum TapPointVerdict: Equatable {
 ///    `edgeRadius_px` around the tap meet surfaces at depths the hit's surface allows;
 /// 1b. **rims**: the ray must not cross the level of another horizontal plane in front of the hit inside its
 ///    boundary, or after passing over it just beyond its boundary (`rimMargin_m`; `extensionRimMargin_m` when the
-///    hit is on a plane's infinite extension): a top's polygon is the hull of its landmarks and stops short of its
+///    hit is on the infinite extension of a plane other than the floor): a top's polygon is the hull of its landmarks and stops short of its
 ///    edges, so a tap at a top's far corner can miss the polygon and meet the wall or floor behind (box A's corner
 ///    measured 1.49 m for 0.30 m on the V1_01 render, stereo) or another top's extension;
 /// 2. **depth agreement**: of the landmarks within `rayRadius_px` of the ray, at least one lies at the hit's depth
@@ -65,9 +65,11 @@ public struct TapPointChecker: Equatable, Sendable {
     /// of box tops fell 18–24 cm short of the edges tapped, while floor taps seen past a table's far edge crossed its
     /// level 34–37 cm beyond its polygon.
     public var rimMargin_m: Double = 0.25
-    /// The same test, for a hit on a plane's infinite extension: the rim margin is this, metres. An extension is
-    /// itself a guess past its plane's landmarks, so a top whose mapped rim the ray passed within this distance is at
-    /// least as likely to be what the tap meant (its polygon can stop that short of its edge). On the renders, top
+    /// The same test, for a hit on the infinite extension of a plane other than the floor: the rim margin is this,
+    /// metres. Such an extension is itself a guess past its plane's landmarks (a top or a wall piece ends somewhere),
+    /// so a top whose mapped rim the ray passed within this distance is at least as likely to be what the tap meant
+    /// (its polygon can stop that short of its edge). The floor's extension is not a guess in a room: floor taps
+    /// past a table's rim land on it (the simulated room's `floor.width`, 57 cm past box C's polygon). On the renders, top
     /// polygons fell 18–47 cm short of tapped corners (table A 9 s into the 30 s V1_01 render: 40–47 cm; the
     /// courtyard's planter 2: 25–32 cm, where the rays then met the fountain top's extension 10 cm lower and measured
     /// 1.54 m for 1.00 m). Hits inside a polygon keep `rimMargin_m` (the floor seen past a table's far edge).
@@ -220,9 +222,9 @@ public struct TapPointChecker: Equatable, Sendable {
 
     /// The nearest horizontal plane, other than the hit's, whose level the ray crosses from above in front of the hit
     /// (by more than `tolerance`) inside its boundary, or after passing over it within `rimMargin_m` beyond its far
-    /// boundary (`extensionRimMargin_m` for a hit on an infinite extension): the tap is just past the mapped rim of a
-    /// top, whose true edge can lie there (a polygon is the hull of the top's landmarks, which stop short of its
-    /// edges), and the hit behind it may be on the wrong surface. `nil` when there is none.
+    /// boundary (`extensionRimMargin_m` for a hit on a non-floor plane's extension): the tap is just past the mapped
+    /// rim of a top, whose true edge can lie there (a polygon is the hull of the top's landmarks, which stop short of
+    /// its edges), and the hit behind it may be on the wrong surface. `nil` when there is none.
     func pastRim(of hit: RaycastResult, ray: WorldRay, frame: WorldFrame, tolerance: Double)
         -> (plane: String, depth_m: Double, beyond_m: Double)? {
         guard rimMargin_m > 0 else { return nil }
@@ -240,10 +242,18 @@ public struct TapPointChecker: Equatable, Sendable {
             // the ray passed over the top, or beside it, and came down past its mapped rim. A ray that comes down
             // in front of a top (to its side face, or the floor at its foot) crosses the level before reaching it.
             let toRim = rim - crossing, beyond = toRim.norm
-            let margin = hit.target == .existingPlaneInfinite ? max(rimMargin_m, extensionRimMargin_m) : rimMargin_m
+            let margin = isGuessedExtension(hit, frame: frame) ? max(rimMargin_m, extensionRimMargin_m) : rimMargin_m
             if beyond <= margin && heading.dot(toRim) < 0.5 * heading.norm * beyond { return (id, c.distance_m, beyond) }
         }
         return nil
+    }
+
+    /// True for a hit on the infinite extension of a plane other than the floor: a top or a wall piece ends where
+    /// its landmarks end, as far as anything says, while the floor runs on under everything in a room.
+    func isGuessedExtension(_ hit: RaycastResult, frame: WorldFrame) -> Bool {
+        guard hit.target == .existingPlaneInfinite else { return false }
+        guard let id = hit.planeId, let p = frame.session.planeTracker.plane(id: id) else { return true }
+        return p.classification != .floor
     }
 
     func describe(_ hit: RaycastResult) -> String {

@@ -182,9 +182,10 @@ import Testing
 
     /// The table's polygon stops 45 cm short of the corner tapped (its landmarks only up to y = -0.1). The ray meets
     /// the floor inside the floor's polygon: it stands (45 cm is beyond `rimMargin_m`; the floor behind a table's
-    /// mapped edge is what such a ray often sees). The same ray answered by a plane's infinite extension fails: an
-    /// extension is a guess, and the table reaching on to its corner is the likelier one (`extensionRimMargin_m`).
-    @Test func anExtensionHitPastATopsRimWithinAMetreFails() throws {
+    /// mapped edge is what such a ray often sees), and so does the floor's extension (the floor runs on under
+    /// everything). The same ray answered by a wall's extension fails: that extension is a guess, and the table
+    /// reaching on to its corner is the likelier one (`extensionRimMargin_m`).
+    @Test func aNonFloorExtensionHitPastATopsRimWithinAMetreFails() throws {
         let corner = Vec3(1.1, 0.35, Room.tableZ)
         let px = try #require(testCamera.model.project(defaultPose.inverse.act(corner)))
         let short = try Self.frame(tableToY: -0.1)
@@ -196,12 +197,16 @@ import Testing
         let beyond = crossing.y - (table.boundary.map(\.y).max() ?? 0)
         #expect(beyond > checker.rimMargin_m + 0.1 && beyond < checker.extensionRimMargin_m - 0.3, "\(beyond)")
         #expect(checker.pastRim(of: floorHit, ray: ray, frame: short, tolerance: 0.03) == nil)
-        var extensionHit = floorHit
-        extensionHit.target = .existingPlaneInfinite
-        let rim = try #require(checker.pastRim(of: extensionHit, ray: ray, frame: short, tolerance: 0.03))
+        var floorExtension = floorHit
+        floorExtension.target = .existingPlaneInfinite
+        #expect(checker.pastRim(of: floorExtension, ray: ray, frame: short, tolerance: 0.03) == nil)
+        let wall = try #require(short.planes.first { $0.alignment == .vertical })
+        var wallExtension = floorExtension
+        wallExtension.planeId = wall.id
+        let rim = try #require(checker.pastRim(of: wallExtension, ray: ray, frame: short, tolerance: 0.03))
         #expect(rim.plane == table.id && abs(rim.beyond_m - beyond) < 0.1)
-        guard case let .failed(why) = checker.check(extensionHit, ray: ray, pixel: px, frame: short, raycast: { short.raycast(pixel: $0) }) else {
-            Issue.record("an extension hit 45 cm past the table's mapped rim was measured"); return
+        guard case let .failed(why) = checker.check(wallExtension, ray: ray, pixel: px, frame: short, raycast: { short.raycast(pixel: $0) }) else {
+            Issue.record("a wall-extension hit 45 cm past the table's mapped rim was measured"); return
         }
         #expect(why.contains("past a rim"), "\(why)")
     }
