@@ -135,7 +135,7 @@ public struct PlaneDetector: Sendable {
     /// Heights of horizontal planes: robust peaks of the landmark height histogram.
     func horizontalLevels(_ pts: [MapLandmark], band: Double) -> [Double] {
         let medStd = Self.median(pts.map(\.std_m))
-        let zs = pts.map(\.p_W.z)
+        let zs = pts.map { $0.p_W.z }
         // Keep the histogram bounded: heights farther than 50 m from the median are ignored.
         let zMed = Self.median(zs)
         let zLo = max(zs.min() ?? 0, zMed - 50), zHi = min(zs.max() ?? 0, zMed + 50)
@@ -340,13 +340,13 @@ public struct PlaneDetector: Sendable {
         let spacing = (PlaneGeometry2D.area(PlaneGeometry2D.convexHull(q)) / Double(l.count)).squareRoot()
         // For uniformly scattered points P(nearest neighbour > 2 × spacing) = e^(−4π) ≈ 4e-6.
         let r = max(0.1, 2 * spacing)
-        var grid: [SIMD2<Int>: [Int]] = [:]
         func key(_ p: Vec2) -> SIMD2<Int> { SIMD2<Int>(Int((p.x / r).rounded(.down)), Int((p.y / r).rounded(.down))) }
-        for (i, p) in q.enumerated() { grid[key(p), default: []].append(i) }
+        let keys = q.map(key)
+        let grid = CellIndex(keys)
         return l.indices.filter { i in
-            let k = key(q[i])
+            let k = keys[i]
             for dx in -1...1 { for dy in -1...1 {
-                for j in grid[SIMD2<Int>(k.x + dx, k.y + dy)] ?? [] where j != i && (q[j] - q[i]).norm <= r { return true }
+                for j in grid.items(in: SIMD2<Int>(k.x + dx, k.y + dy)) where j != i && (q[j] - q[i]).norm <= r { return true }
             } }
             return false
         }.map { l[$0] }
@@ -364,21 +364,18 @@ public struct PlaneDetector: Sendable {
         let spacing = q2.isEmpty ? 0 : (max(0, (hi.x - lo.x) * (hi.y - lo.y)) / Double(q2.count)).squareRoot()
         let cell = fixedCell
             ?? (adaptive ? min(max(options.componentCell_m, 1.5 * spacing), options.maxComponentCell_m) : options.componentCell_m)
-        var cells: [SIMD2<Int>: [Int]] = [:]
-        for (k, q) in q2.enumerated() {
-            let key = SIMD2<Int>(Int((q.x / cell).rounded(.down)), Int((q.y / cell).rounded(.down)))
-            cells[key, default: []].append(indices[k])
-        }
-        var seen = Set<SIMD2<Int>>()
+        let grid = CellIndex(q2.map { SIMD2<Int>(Int(($0.x / cell).rounded(.down)), Int(($0.y / cell).rounded(.down))) })
+        var seen = [Bool](repeating: false, count: grid.cells.count)
         var out: [[Int]] = []
-        for start in cells.keys.sorted(by: { ($0.x, $0.y) < ($1.x, $1.y) }) where !seen.contains(start) {
-            var stack = [start]; seen.insert(start)
+        // Occupied cells in ascending (x, y), each flooded to its 8-connected component.
+        for start in grid.cells.indices where !seen[start] {
+            var stack = [start]; seen[start] = true
             var comp: [Int] = []
             while let c = stack.popLast() {
-                comp += cells[c] ?? []
+                comp += grid.items(ofCell: c).map { indices[$0] }
+                let cc = grid.cells[c]
                 for dx in -1...1 { for dy in -1...1 {
-                    let n = SIMD2<Int>(c.x + dx, c.y + dy)
-                    if cells[n] != nil && !seen.contains(n) { seen.insert(n); stack.append(n) }
+                    if let n = grid.cellIndex(SIMD2<Int>(cc.x + dx, cc.y + dy)), !seen[n] { seen[n] = true; stack.append(n) }
                 } }
             }
             out.append(comp.sorted())
@@ -481,19 +478,19 @@ public struct PlaneDetector: Sendable {
         for p in q { lo = Vec2(min(lo.x, p.x), min(lo.y, p.y)); hi = Vec2(max(hi.x, p.x), max(hi.y, p.y)) }
         let spacing = (max(0, (hi.x - lo.x) * (hi.y - lo.y)) / Double(q.count)).squareRoot()
         let r = max(1e-3, spacing)
-        var grid: [SIMD2<Int>: [Int]] = [:]
         func key(_ p: Vec2) -> SIMD2<Int> { SIMD2<Int>(Int(((p.x - lo.x) / r).rounded(.down)), Int(((p.y - lo.y) / r).rounded(.down))) }
-        for (i, p) in q.enumerated() { grid[key(p), default: []].append(i) }
+        let keys = q.map(key)
+        let grid = CellIndex(keys)
         var nn: [Double] = []
         nn.reserveCapacity(q.count)
         for (i, p) in q.enumerated() {
-            let k = key(p)
+            let k = keys[i]
             var best = 4 * r
             // Rings of cells out to 4: a neighbour in ring k is at least (k − 1)·r away.
             for ring in 0...4 {
                 if Double(ring - 1) * r >= best { break }
                 for dx in -ring...ring { for dy in -ring...ring where max(abs(dx), abs(dy)) == ring {
-                    for j in grid[SIMD2<Int>(k.x + dx, k.y + dy)] ?? [] where j != i { best = min(best, (q[j] - p).norm) }
+                    for j in grid.items(in: SIMD2<Int>(k.x + dx, k.y + dy)) where j != i { best = min(best, (q[j] - p).norm) }
                 } }
             }
             nn.append(best)
@@ -550,7 +547,7 @@ public struct PlaneDetector: Sendable {
                 func inPlane(_ p: Vec3) -> Vec2 { let q = faceInv.act(p); return Vec2(q.x, q.y) }
                 let m = dropIsolated(face.members.map { remaining[$0] }, project: inPlane)
                 guard m.count >= options.minPoints else { continue }
-                let zs = m.map(\.p_W.z)
+                let zs = m.map { $0.p_W.z }
                 guard (zs.max() ?? 0) - (zs.min() ?? 0) >= options.minWallHeight_m else { continue }
                 let rect = PlaneGeometry2D.minimumAreaRectangle(PlaneGeometry2D.convexHull(m.map { inPlane($0.p_W) }))
                 guard min(rect.width, rect.length) >= options.minSide_m else { continue }
@@ -606,23 +603,28 @@ public struct PlaneDetector: Sendable {
 /// Finds landmarks inside vertical structure: a grid over x-y with cells of `radius`.
 struct VerticalNeighbours {
     let radius: Double, maxDz: Double
-    private var grid: [SIMD2<Int>: [Vec3]] = [:]
+    private let points: [Vec3]
+    private let grid: CellIndex
 
     init(_ l: [MapLandmark], radius: Double, maxDz: Double) {
         self.radius = radius; self.maxDz = maxDz
-        for m in l { grid[key(m.p_W), default: []].append(m.p_W) }
+        points = l.map(\.p_W)
+        grid = CellIndex(points.map { Self.key($0, radius) })
     }
 
-    func key(_ p: Vec3) -> SIMD2<Int> { SIMD2<Int>(Int((p.x / radius).rounded(.down)), Int((p.y / radius).rounded(.down))) }
+    static func key(_ p: Vec3, _ radius: Double) -> SIMD2<Int> {
+        SIMD2<Int>(Int((p.x / radius).rounded(.down)), Int((p.y / radius).rounded(.down)))
+    }
 
     /// True when other landmarks lie within `radius` horizontally both above and below `p`, between `minDz` and
     /// `maxDz` away vertically: `p` is inside a wall or a box side, not on a top surface's edge (landmarks below
     /// only) or on the floor at a wall's foot (landmarks above only).
     func isInsideVerticalStructure(_ p: Vec3, minDz: Double) -> Bool {
-        let k = key(p)
+        let k = Self.key(p, radius)
         var above = false, below = false
         for dx in -1...1 { for dy in -1...1 {
-            for q in grid[SIMD2<Int>(k.x + dx, k.y + dy)] ?? [] {
+            for j in grid.items(in: SIMD2<Int>(k.x + dx, k.y + dy)) {
+                let q = points[j]
                 let dz = q.z - p.z
                 guard abs(dz) >= minDz && abs(dz) <= maxDz && Vec2(q.x - p.x, q.y - p.y).norm <= radius else { continue }
                 if dz > 0 { above = true } else { below = true }
