@@ -21,9 +21,10 @@ public enum TapPointVerdict: Equatable {
 ///    `edgeRadius_px` around the tap meet surfaces at depths the hit's surface allows;
 /// 1b. **rims**: the ray must not cross the level of another horizontal plane in front of the hit inside its
 ///    boundary, or after passing over it just beyond its boundary (`rimMargin_m`; `extensionRimMargin_m` when the
-///    hit is on the infinite extension of a plane other than the floor): a top's polygon is the hull of its landmarks and stops short of its
-///    edges, so a tap at a top's far corner can miss the polygon and meet the wall or floor behind (box A's corner
-///    measured 1.49 m for 0.30 m on the V1_01 render, stereo) or another top's extension;
+///    hit is on the infinite extension of a plane other than the floor): a top's polygon is the hull of its
+///    landmarks and stops short of its edges, so a tap at a top's far corner can miss the polygon and meet the wall
+///    or floor behind (box A's corner measured 1.49 m for 0.30 m on the V1_01 render, stereo) or another top's
+///    extension;
 /// 2. **depth agreement**: of the landmarks within `rayRadius_px` of the ray, at least one lies at the hit's depth
 ///    (within its own 3 σ, the hit surface's σ, and what the ray's angular width spans on an oblique surface), when
 ///    there are at least `minLandmarks` of them, unless the hit's plane has landmarks of its own around the hit; and
@@ -69,10 +70,11 @@ public struct TapPointChecker: Equatable, Sendable {
     /// metres. Such an extension is itself a guess past its plane's landmarks (a top or a wall piece ends somewhere),
     /// so a top whose mapped rim the ray passed within this distance is at least as likely to be what the tap meant
     /// (its polygon can stop that short of its edge). The floor's extension is not a guess in a room: floor taps
-    /// past a table's rim land on it (the simulated room's `floor.width`, 57 cm past box C's polygon). On the renders, top
-    /// polygons fell 18–47 cm short of tapped corners (table A 9 s into the 30 s V1_01 render: 40–47 cm; the
-    /// courtyard's planter 2: 25–32 cm, where the rays then met the fountain top's extension 10 cm lower and measured
-    /// 1.54 m for 1.00 m). Hits inside a polygon keep `rimMargin_m` (the floor seen past a table's far edge).
+    /// past a table's rim land on it (the simulated room's `floor.width`, 57 cm past box C's polygon). On the
+    /// renders, top polygons fell 18–47 cm short of tapped corners (table A 9 s into the 30 s V1_01 render:
+    /// 40–47 cm; the courtyard's planter 2: 25–32 cm, where the rays then met the fountain top's extension 10 cm lower
+    /// and measured 1.54 m for 1.00 m). Hits inside a polygon keep `rimMargin_m` (the floor seen past a table's far
+    /// edge).
     public var extensionRimMargin_m: Double = 1.0
 
     /// `false` measures every hit as the consumer did before these checks (no failure, the hit's own σ): for
