@@ -230,6 +230,7 @@ public struct TapPointChecker: Equatable, Sendable {
     func pastRim(of hit: RaycastResult, ray: WorldRay, frame: WorldFrame, tolerance: Double)
         -> (plane: String, depth_m: Double, beyond_m: Double)? {
         guard rimMargin_m > 0 else { return nil }
+        let margin = isGuessedExtension(hit, frame: frame) ? max(rimMargin_m, extensionRimMargin_m) : rimMargin_m
         // Every horizontal plane's level the ray crosses, nearest first.
         let crossings = Raycaster.hitPlanes(ray, planes: frame.session.planeTracker.planes, target: .existingPlaneInfinite,
                                             alignment: .horizontal)
@@ -244,7 +245,6 @@ public struct TapPointChecker: Equatable, Sendable {
             // the ray passed over the top, or beside it, and came down past its mapped rim. A ray that comes down
             // in front of a top (to its side face, or the floor at its foot) crosses the level before reaching it.
             let toRim = rim - crossing, beyond = toRim.norm
-            let margin = isGuessedExtension(hit, frame: frame) ? max(rimMargin_m, extensionRimMargin_m) : rimMargin_m
             if beyond <= margin && heading.dot(toRim) < 0.5 * heading.norm * beyond { return (id, c.distance_m, beyond) }
         }
         return nil

@@ -1,9 +1,9 @@
 /// A fixed set of items binned into integer 2-D grid cells, for neighbour searches: each occupied cell's items in
 /// the order they were given. Built once, then read only.
 ///
-/// It replaces a `[SIMD2<Int>: [Int]]` dictionary in the plane detector's searches: the cells are sorted once and a
-/// lookup is a binary search over them, which costs a fraction of hashing a key with the standard library's
-/// `Hasher` and needs no array per cell (the detector's grids were a quarter of its instructions).
+/// The plane detector's neighbour searches use it instead of a `[SIMD2<Int>: [Int]]` dictionary: the cells are
+/// sorted once and a lookup is a binary search over them, which costs a fraction of hashing a key with the standard
+/// library's `Hasher` and needs no array per cell (the dictionaries were a quarter of the detector's instructions).
 struct CellIndex {
     /// The occupied cells, ascending by (x, y).
     private(set) var cells: [SIMD2<Int>] = []

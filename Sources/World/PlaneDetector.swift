@@ -442,16 +442,12 @@ public struct PlaneDetector: Sendable {
         // Each well-measured group's landmarks on a grid of `reach`: a small piece's neighbours within reach lie in
         // the 3 × 3 cells around it (the floor's group holds thousands of landmarks).
         func reachCell(_ p: Vec3) -> SIMD2<Int> { SIMD2<Int>(Int((p.x / reach).rounded(.down)), Int((p.y / reach).rounded(.down))) }
-        let grids = resolved.map { g -> [SIMD2<Int>: [Int]] in
-            var grid: [SIMD2<Int>: [Int]] = [:]
-            for j in g.indices { grid[reachCell(pts[j].p_W), default: []].append(j) }
-            return grid
-        }
+        let grids = resolved.map { g in CellIndex(g.indices.map { reachCell(pts[$0].p_W) }) }
         func within(_ i: Int, _ k: Int) -> Bool {
             let c = reachCell(pts[i].p_W)
             for dx in -1...1 { for dy in -1...1 {
-                for j in grids[k][SIMD2<Int>(c.x + dx, c.y + dy)] ?? [] {
-                    let d = pts[i].p_W - pts[j].p_W
+                for slot in grids[k].items(in: SIMD2<Int>(c.x + dx, c.y + dy)) {
+                    let d = pts[i].p_W - pts[resolved[k].indices[slot]].p_W
                     if d.x * d.x + d.y * d.y <= reach2 { return true }
                 }
             } }
