@@ -24,9 +24,19 @@ public struct MapReuseOptions: Equatable, Sendable {
     public var looseWarmup_ns: TimestampNs = 15_000_000_000
     /// The σ given to a map point is at least this, metres (the pose drift it was triangulated with).
     public var pointStdFloor_m = 0.01
-    /// A map point is matched again only when it was last seen this long ago, ns (a shorter gap is the
-    /// same information the sliding window already has).
+    /// A map point is matched again only when it was last seen this long ago, ns, in a stereo run (a shorter gap
+    /// is close to the information the sliding window already has).
     public var minGap_ns: TimestampNs = 2_000_000_000
+    /// The same gap in a mono run, ns. Mono's scale comes from the accelerometer integrated over the window's
+    /// 0.5 s (11 clones at 20 Hz), so the real IMU's slow error (0.02–0.03 m/s² at 0.1–5 Hz) makes the local scale
+    /// wander by 1–2 % (docs/ACCURACY.md, "The split"); a map point seen again ties the pose to a triangulation
+    /// older than the window, a longer baseline for the scale, and the sooner after the window it comes, the more
+    /// often. About twice the window: on nine real-IMU V1_01 renders mono ATE went 20.7 → 17.7 mm on average with
+    /// 1 s (2.0 / 1.5 / 1.2 / 1.0 / 0.8 / 0.6 s: a minimum at 1.0–1.2 s, worse again at 0.6 s, where the point's
+    /// error is still correlated with the window's poses), the tap medians 2.78 → 2.61 %; stereo, whose scale is
+    /// the camera baseline's, gained nothing (6.0 → 6.3 mm on five renders) and keeps 2 s (docs/ACCURACY.md,
+    /// error budget item 3).
+    public var minGapMono_ns: TimestampNs = 1_000_000_000
     /// A matched point is applied again at most this often while its new track lives, ns.
     public var reapplyEvery_ns: TimestampNs = 500_000_000
     /// A track is matched to a map point projecting within this distance of it, pixels.
@@ -45,6 +55,9 @@ public struct MapReuseOptions: Equatable, Sendable {
 
     /// The σ bound for map points of a stereo or a mono run, metres.
     public func pointStdBound_m(stereo: Bool) -> Double { stereo ? maxPointStd_m : maxPointStdMono_m }
+
+    /// The re-observation gap of a stereo or a mono run, ns.
+    public func reobservationGap_ns(stereo: Bool) -> TimestampNs { stereo ? minGap_ns : minGapMono_ns }
 }
 
 /// Map reuse for the estimator: keeps the points the estimator triangulated, each with the ORB descriptor
@@ -65,6 +78,9 @@ final class MapReobserver {
     let options: MapReuseOptions
     /// Map points with a larger σ are not kept, metres (`MapReuseOptions.pointStdBound_m(stereo:)`).
     let maxPointStd_m: Double
+    /// A map point is matched again only when it was last seen this long ago, ns
+    /// (`MapReuseOptions.reobservationGap_ns(stereo:)`).
+    let minGap_ns: TimestampNs
     private let camera: CameraCalibration
     private var descriptors: [Int: (ORBDescriptor, TimestampNs)] = [:]   // track id → descriptor, last seen
     private var points: [Int: MapPoint] = [:]
@@ -76,6 +92,7 @@ final class MapReobserver {
         self.camera = camera
         self.options = options
         self.maxPointStd_m = options.pointStdBound_m(stereo: stereo)
+        self.minGap_ns = options.reobservationGap_ns(stereo: stereo)
     }
 
     var pointCount: Int { points.count }
@@ -116,12 +133,12 @@ final class MapReobserver {
     func observations(_ features: [TrackedFeature], T_W_C: SE3, t_ns: TimestampNs) -> [MapPointObservation] {
         let live = Set(features.map(\.id))
         matched = matched.filter { live.contains($0.key) }
-        // Candidate map points: not seen for `minGap`, in front of the camera and inside the image.
+        // Candidate map points: not seen for `minGap_ns`, in front of the camera and inside the image.
         let T_C_W = T_W_C.inverse
         let cell = max(options.searchRadius_px, 4)
         var grid: [SIMD2<Int32>: [(Int, Vec2)]] = [:]
         let taken = Set(matched.values.map(\.mapId))
-        for p in points.values where p.lastSeen_ns <= t_ns - options.minGap_ns && !taken.contains(p.id) {
+        for p in points.values where p.lastSeen_ns <= t_ns - minGap_ns && !taken.contains(p.id) {
             let p_C = T_C_W.act(p.p_W)
             guard p_C.z > 0.1, let px = camera.model.project(p_C), camera.model.contains(px, margin: 0) else { continue }
             grid[SIMD2(Int32(px.x / cell), Int32(px.y / cell)), default: []].append((p.id, px))
@@ -169,7 +186,7 @@ final class MapReobserver {
     /// matched from the next frame on (their last sighting is set `minGap_ns` before `t_ns`).
     func insert(_ loaded: [MapPoint], t_ns: TimestampNs) {
         for var p in loaded {
-            p.lastSeen_ns = t_ns - options.minGap_ns
+            p.lastSeen_ns = t_ns - minGap_ns
             p.std_m = max(p.std_m, options.pointStdFloor_m)
             points[p.id] = p
         }

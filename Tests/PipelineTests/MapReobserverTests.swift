@@ -103,12 +103,34 @@ import Vision
         let second = r.observations(older, T_W_C: T_W_C, t_ns: t)
         #expect(Set(second.map(\.mapId)) == Set(first.map(\.mapId)))
         // The estimator rejects them all: the matches are dropped, and the points (last seen at 3 s) are not
-        // matched again before the 2 s gap has passed, by these tracks or others.
+        // matched again before the gap (mono's 1 s) has passed, by these tracks or others.
         r.applied(MapUpdateResult(), offered: second, t_ns: t)
-        t += 500_000_000
+        #expect(r.minGap_ns == 1_000_000_000)
+        t = 3_000_000_000 + r.minGap_ns - 1
         #expect(r.observations(older, T_W_C: T_W_C, t_ns: t).isEmpty)
-        t = 5_100_000_000
+        t = 3_000_000_000 + r.minGap_ns
         #expect(r.observations(older, T_W_C: T_W_C, t_ns: t).count == first.count)
+    }
+
+    @Test("the re-observation gap: mono matches a point again 1 s after it was last seen, stereo only after 2 s")
+    func monoAndStereoGaps() throws {
+        let image = Self.texture(seed: 1)
+        func matches(stereo: Bool, at t: TimestampNs) throws -> Int {
+            var options = MapReuseOptions()
+            options.warmup_ns = 0
+            let r = MapReobserver(camera: camera, options: options, stereo: stereo)
+            let first = features(firstId: 0, age: 1)
+            try r.describeNewTracks(first, image: image, t_ns: 0)
+            r.add(landmarks(for: first), t_ns: 0)
+            let again = features(firstId: 100, age: 1)
+            try r.describeNewTracks(again, image: image, t_ns: t)
+            return r.observations(again, T_W_C: T_W_C, t_ns: t).count
+        }
+        let all = features(firstId: 0, age: 1).count
+        #expect(try matches(stereo: false, at: 999_999_999) == 0)
+        #expect(try matches(stereo: false, at: 1_000_000_000) >= all * 8 / 10)
+        #expect(try matches(stereo: true, at: 1_500_000_000) == 0)
+        #expect(try matches(stereo: true, at: 2_000_000_000) >= all * 8 / 10)
     }
 
     @Test("point σ bound: stereo keeps ≤ 3 cm; mono keeps up to 6 cm, the looser ones only after the loose warm-up")

