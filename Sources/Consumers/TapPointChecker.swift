@@ -21,15 +21,18 @@ public enum TapPointVerdict: Equatable {
 ///    `edgeRadius_px` around the tap meet surfaces at depths the hit's surface allows;
 /// 1b. **rims**: the ray must not cross the level of another horizontal plane in front of the hit inside its
 ///    boundary, or after passing over it just beyond its boundary (`rimMargin_m`; `extensionRimMargin_m` when the
-///    hit is on the infinite extension of a plane other than the floor): a top's polygon is the hull of its
-///    landmarks and stops short of its edges, so a tap at a top's far corner can miss the polygon and meet the wall
-///    or floor behind (box A's corner measured 1.49 m for 0.30 m on the V1_01 render, stereo) or another top's
-///    extension;
+///    hit is on the infinite extension of a plane other than the floor; at least `rimSpacingFactor` spacings of the
+///    top's landmarks): a top's polygon is the hull of its landmarks and stops short of its edges, so a tap at a
+///    top's far corner can miss the polygon and meet the wall or floor behind (box A's corner measured 1.49 m for
+///    0.30 m on the V1_01 render, stereo) or another top's extension;
+/// 1c. **top rims from above**: a hit on a vertical plane's extension above its mapped top edge, on a ray coming
+///    down from above that edge, fails (`overTopRim`): the ray passed over a face's rim towards the top behind it;
 /// 2. **depth agreement**: of the landmarks within `rayRadius_px` of the ray, at least one lies at the hit's depth
 ///    (within its own 3 σ, the hit surface's σ, and what the ray's angular width spans on an oblique surface), when
 ///    there are at least `minLandmarks` of them, unless the hit's plane has landmarks of its own around the hit; and
 ///    no more than `maxOccluders` lie in front of it — else the hit is on the wrong surface (behind mapped structure,
-///    or on a polygon that reaches too far) or on a depth edge;
+///    or on a polygon that reaches too far) or on a depth edge; a hit in the margin outside its polygon needs one
+///    at its depth even with its plane's landmarks around it (the ray can pass beside the mapped edge);
 /// 3. **support**: a hit on a plane's infinite extension, or on an estimated plane, needs a landmark along the ray at
 ///    its depth (it is a guess through unmapped space otherwise: a wall's extension in front of a cabinet, the floor's
 ///    under a table, a plane fitted to landmarks several degrees beside the ray).
@@ -76,6 +79,12 @@ public struct TapPointChecker: Equatable, Sendable {
     /// and measured 1.54 m for 1.00 m). Hits inside a polygon keep `rimMargin_m` (the floor seen past a table's far
     /// edge).
     public var extensionRimMargin_m: Double = 1.0
+    /// The rim margin grows to this many times the spacing of a top's landmarks, √(area / landmarks), when that is
+    /// larger: the hull of few landmarks falls short of the top's edges by a few spacings. Half a second after table
+    /// A's top was found on the 30 s V1_01 render (18 landmarks over a 0.77 m² hull, 21 cm apart) the taps at its
+    /// far corners crossed its level 40–47 cm (1.9–2.3 spacings) past the hull and met the wall behind (+28 % and
+    /// +34 %, stereo); the floor taps past mapped tops that measured right crossed 3.0–22 spacings past them.
+    public var rimSpacingFactor: Double = 2.5
 
     /// `false` measures every hit as the consumer did before these checks (no failure, the hit's own σ): for
     /// comparisons (`worldtrack-bench --world-baseline`).
@@ -122,6 +131,11 @@ public struct TapPointChecker: Equatable, Sendable {
             return .failed(String(format: "past a rim: the ray crosses %@'s level at %.2f m, %@, in front of the hit on %@ at %.2f m",
                                   rim.plane as NSString, rim.depth_m, where_ as NSString, describe(hit) as NSString, t))
         }
+        if let over = overTopRim(of: hit, ray: ray, frame: frame, tolerance: max(minDepthTolerance_m, 3 * surfaceSigma)) {
+            return .failed(String(format: "over a top rim: the hit on %@ at %.2f m lies %.2f m above that surface's mapped top edge, "
+                                  + "seen from %.2f m above it (the ray came down past the edge: what it meets there may be the top)",
+                                  describe(hit) as NSString, t, over.above_m, over.cameraAbove_m))
+        }
         let map = frame.session.map
         // Where the map is sparse the search widens once, to twice the radius (still within a few degrees).
         var alpha = atan(rayRadius_px / f)
@@ -146,6 +160,17 @@ public struct TapPointChecker: Equatable, Sendable {
             let onSurface = abs(hit.normal_W.dot(l.p_W - hit.position_W))
                 <= max(minDepthTolerance_m, 3 * (l.std_m * l.std_m + surfaceSigma * surfaceSigma).squareRoot())
             if abs(depth - t) <= tol { if onSurface { agreeing.append(l.std_m) } } else if depth < t - tol { inFront += 1 }
+        }
+        // A hit in the margin a geometry raycast allows outside its plane's polygon (`WorldOptions.geometryMargin_m`, the
+        // consumer's `edgeTolerance_m` for horizontal planes) is a guess past the mapped edge, as an extension is: with
+        // mapped points along the ray and none at its depth, the ray passes beside the surface (V1_01, seed 3: table A's
+        // far corners, seen 3–12 cm beside box A's top polygon, measured on the box's level 0.8 m in front of them,
+        // 0.51 m for 0.80 m). Its own plane's landmarks around it do not excuse it here.
+        if near.count >= minLandmarks && agreeing.isEmpty, let outside = distanceOutsideBoundary(hit, frame: frame), outside > 0 {
+            let lo = depths.min() ?? 0, hi = depths.max() ?? 0
+            return .failed(String(format: "beside a mapped edge: the hit on %@ at %.2f m lies %.2f m outside its polygon and the %d "
+                                  + "mapped points along the ray lie %.2f–%.2f m away (the ray may pass beside it)",
+                                  (hit.planeId ?? "?") as NSString, t, outside, near.count, lo, hi))
         }
         // Landmarks behind a hit are no evidence against it on their own (the map holds points seen from elsewhere,
         // behind what occludes them here), but with none at its depth the hit must have its own plane's landmarks
@@ -224,9 +249,10 @@ public struct TapPointChecker: Equatable, Sendable {
 
     /// The nearest horizontal plane, other than the hit's, whose level the ray crosses from above in front of the hit
     /// (by more than `tolerance`) inside its boundary, or after passing over it within `rimMargin_m` beyond its far
-    /// boundary (`extensionRimMargin_m` for a hit on a non-floor plane's extension): the tap is just past the mapped
-    /// rim of a top, whose true edge can lie there (a polygon is the hull of the top's landmarks, which stop short of
-    /// its edges), and the hit behind it may be on the wrong surface. `nil` when there is none.
+    /// boundary (`extensionRimMargin_m` for a hit on a non-floor plane's extension; at least `rimSpacingFactor` times
+    /// its landmarks' spacing): the tap is just past the mapped rim of a top, whose true edge can lie there (a polygon
+    /// is the hull of the top's landmarks, which stop short of its edges), and the hit behind it may be on the wrong
+    /// surface. `nil` when there is none.
     func pastRim(of hit: RaycastResult, ray: WorldRay, frame: WorldFrame, tolerance: Double)
         -> (plane: String, depth_m: Double, beyond_m: Double)? {
         guard rimMargin_m > 0 else { return nil }
@@ -245,9 +271,38 @@ public struct TapPointChecker: Equatable, Sendable {
             // the ray passed over the top, or beside it, and came down past its mapped rim. A ray that comes down
             // in front of a top (to its side face, or the floor at its foot) crosses the level before reaching it.
             let toRim = rim - crossing, beyond = toRim.norm
-            if beyond <= margin && heading.dot(toRim) < 0.5 * heading.norm * beyond { return (id, c.distance_m, beyond) }
+            let spacing = (p.area_m2 / Double(max(1, p.pointCount))).squareRoot()
+            if beyond <= max(margin, rimSpacingFactor * spacing) && heading.dot(toRim) < 0.5 * heading.norm * beyond {
+                return (id, c.distance_m, beyond)
+            }
         }
         return nil
+    }
+
+    /// How far a geometry hit lies outside its plane's polygon, metres (0 inside; it can lie up to the raycast's
+    /// margin outside, see `Raycaster.hitPlanes`); `nil` for other hits.
+    func distanceOutsideBoundary(_ hit: RaycastResult, frame: WorldFrame) -> Double? {
+        guard hit.target == .existingPlaneGeometry, let id = hit.planeId,
+              let p = frame.session.planeTracker.plane(id: id), p.boundaryLocal.count >= 3 else { return nil }
+        let q = p.local(hit.position_W)
+        if PlaneGeometry2D.convexContains(p.boundaryLocal, q) { return 0 }
+        return PlaneGeometry2D.nearestBoundaryPoint(p.boundaryLocal, to: q).map { ($0 - q).norm }
+    }
+
+    /// A hit on the infinite extension of a vertical plane above that plane's mapped top edge (by more than
+    /// `tolerance`), on a ray coming down from a camera above that edge: the ray passed over the rim of a face (a
+    /// cabinet's front seen from 20 cm above its top), and what it meets beyond is the top behind the rim, not the
+    /// face's extension in the air above it (V1_01 30 s: a cabinet top's far corner measured on the front face's
+    /// extension 13 cm above its mapped top, 0.08 m for 0.80 m; the courtyard: a planter's far corner 29 cm above).
+    /// Hits inside the polygon, or below its top, or from a camera under the edge (a wall above head height) are
+    /// not concerned. `nil` when it does not apply.
+    func overTopRim(of hit: RaycastResult, ray: WorldRay, frame: WorldFrame, tolerance: Double)
+        -> (above_m: Double, cameraAbove_m: Double)? {
+        guard hit.target == .existingPlaneInfinite, hit.alignment == .vertical, ray.direction_W.z < 0, let id = hit.planeId,
+              let p = frame.session.planeTracker.plane(id: id), let top = p.boundary.map(\.z).max() else { return nil }
+        let above = hit.position_W.z - top, cameraAbove = ray.origin_W.z - top
+        guard above > tolerance, cameraAbove > 0 else { return nil }
+        return (above, cameraAbove)
     }
 
     /// True for a hit on the infinite extension of a plane other than the floor: a top or a wall piece ends where

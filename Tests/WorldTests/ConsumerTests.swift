@@ -65,9 +65,9 @@ func pixel(_ p_W: Vec3, _ T_W_C: SE3 = defaultPose) throws -> [Double] {
         print("measure: floor L \(l.segments) ± \(s), table \(t.segments) ± \(t.total_std ?? -1)")
     }
 
-    @Test func cornerTapsLandOnATableWhoseLandmarksStopShortOfItsRim() throws {
+    @Test func rimTapsLandOnATableWhoseLandmarksStopShortOfItsRim() throws {
         // The table's landmarks only cover x ∈ [0.54, 1.66], y ∈ [-0.36, 0.36]: its hull stops 4 cm inside the rim
-        // and cuts the corners: the far corner tapped below is 14 cm outside it.
+        // and cuts the corners: the far corners are 14 cm outside it.
         let session = WorldSession()
         var gen = RoomLandmarks(seed: 3)
         var frame: WorldFrame?
@@ -76,16 +76,25 @@ func pixel(_ p_W: Vec3, _ T_W_C: SE3 = defaultPose) throws -> [Double] {
             frame = session.process(frameInput(i, landmarks: gen.batch(floor: 40, table: 0, wall: 0) + top))
         }
         let f = try #require(frame)
-        // A tap on each of the two far corners of the true table top (1.2 m apart).
-        let corners = [Vec3(0.5, 0.4, Room.tableZ), Vec3(1.7, 0.4, Room.tableZ)]
-        let tap = MeasureTap(time: .absolute(f.t_ns), pixels: try corners.map { let p = try pixel($0); return Vec2(p[0], p[1]) })
-        let onRim = MeasureConsumer(taps: [tap]).measure(tap, tapTime: f.t_ns, on: f)
-        print("corner taps on the table's rim: \(onRim.status) \(onRim.reason ?? "") \(onRim.total ?? 0) ± \(onRim.total_std ?? 0)")
-        #expect(onRim.status == "ok" && abs((onRim.total ?? 0) - 1.2) < 0.02)
+        func tap(_ a: Vec3, _ b: Vec3) throws -> MeasureTap {
+            MeasureTap(time: .absolute(f.t_ns), pixels: try [a, b].map { let p = try pixel($0); return Vec2(p[0], p[1]) })
+        }
+        // Two taps on the far rim, 0.6 m apart, 4 cm outside the hull: the raycast's edge margin puts them on the
+        // table, and the table's landmarks along their rays confirm it.
+        let rim = try tap(Vec3(0.8, 0.4, Room.tableZ), Vec3(1.4, 0.4, Room.tableZ))
+        let onRim = MeasureConsumer(taps: [rim]).measure(rim, tapTime: f.t_ns, on: f)
+        print("rim taps on the table: \(onRim.status) \(onRim.reason ?? "") \(onRim.total ?? 0) ± \(onRim.total_std ?? 0)")
+        #expect(onRim.status == "ok" && abs((onRim.total ?? 0) - 0.6) < 0.02)
         #expect(onRim.points.allSatisfy { abs($0.position[2] - Room.tableZ) < 0.01 })
-        // Without the edge tolerance both taps fall through to the floor behind the table.
-        let strict = MeasureConsumer(taps: [tap], edgeTolerance_m: 0).measure(tap, tapTime: f.t_ns, on: f)
+        // Without the edge margin both taps fall through to the floor behind the table.
+        let strict = MeasureConsumer(taps: [rim], edgeTolerance_m: 0).measure(rim, tapTime: f.t_ns, on: f)
         #expect(strict.points.allSatisfy { abs($0.position[2]) < 0.01 })
+        // The two far corners, 14 cm outside the hull: only the floor's points lie along their rays, 2–3 m behind the
+        // table's level, which is what a ray passing beside a top looks like (`TapPointChecker`: the margin beside a
+        // top), so the tap fails with that reason rather than guess.
+        let corners = try tap(Vec3(0.5, 0.4, Room.tableZ), Vec3(1.7, 0.4, Room.tableZ))
+        let onCorners = MeasureConsumer(taps: [corners]).measure(corners, tapTime: f.t_ns, on: f)
+        #expect(onCorners.status == "failed" && (onCorners.reason ?? "").contains("beside a mapped edge"), "\(onCorners.reason ?? "")")
     }
 
     @Test func uncertaintyFollowsTheDocumentedModel() throws {
