@@ -35,7 +35,9 @@ public enum TapPointVerdict: Equatable {
 ///    at its depth even with its plane's landmarks around it (the ray can pass beside the mapped edge);
 /// 3. **support**: a hit on a plane's infinite extension, or on an estimated plane, needs a landmark along the ray at
 ///    its depth (it is a guess through unmapped space otherwise: a wall's extension in front of a cabinet, the floor's
-///    under a table, a plane fitted to landmarks several degrees beside the ray).
+///    under a table, a plane fitted to landmarks several degrees beside the ray); for an estimated plane with fewer
+///    than `minLandmarks` points along the ray, one of them at the hit's depth itself, not merely inside the depth
+///    window an oblique surface opens (too few points to check the fitted plane's slant otherwise).
 ///
 /// The σ it returns is the larger of the plane's offset σ and its landmarks' typical σ (see `planeSigma`); for an
 /// estimated plane, at least the RMS distance of the landmarks along the ray to it.
@@ -148,18 +150,22 @@ public struct TapPointChecker: Equatable, Sendable {
         // nearer along the ray.
         let spread = t * tan(alpha) / max(hit.incidenceCosine, 0.17)
         var agreeing: [Double] = [], inFront = 0
+        // Agreeing landmarks within the depth window without `spread`: at the hit's depth whatever the surface's slant.
+        var agreeingAtDepth = 0
         var depths: [Double] = []
         for (l, _) in near {
             let depth = (l.p_W - ray.origin_W).dot(ray.direction_W)
             depths.append(depth)
-            let tol = max(minDepthTolerance_m, 3 * (l.std_m * l.std_m + hit.surfaceStd_m * hit.surfaceStd_m).squareRoot())
-                + spread
+            let ownTol = max(minDepthTolerance_m, 3 * (l.std_m * l.std_m + hit.surfaceStd_m * hit.surfaceStd_m).squareRoot())
+            let tol = ownTol + spread
             // At the hit's depth, a landmark confirms the hit only when it lies on the hit's surface: the depth window
             // widens with `spread` on an oblique surface (90 cm for a 24 px cone at 4.4 m and 75°), and a landmark of
             // other structure inside that window (the wall behind a cabinet's edge) says nothing for it.
             let onSurface = abs(hit.normal_W.dot(l.p_W - hit.position_W))
                 <= max(minDepthTolerance_m, 3 * (l.std_m * l.std_m + surfaceSigma * surfaceSigma).squareRoot())
-            if abs(depth - t) <= tol { if onSurface { agreeing.append(l.std_m) } } else if depth < t - tol { inFront += 1 }
+            if abs(depth - t) <= tol {
+                if onSurface { agreeing.append(l.std_m); if abs(depth - t) <= ownTol { agreeingAtDepth += 1 } }
+            } else if depth < t - tol { inFront += 1 }
         }
         // A hit in the margin a geometry raycast allows outside its plane's polygon (`WorldOptions.geometryMargin_m`, the
         // consumer's `edgeTolerance_m` for horizontal planes) is a guess past the mapped edge, as an extension is: with
@@ -194,6 +200,17 @@ public struct TapPointChecker: Equatable, Sendable {
         if agreeing.isEmpty, hit.target == .estimatedPlane {
             return .failed(String(format: "nothing mapped along the ray confirms the estimated surface at %.2f m (%d points near the ray, "
                                   + "none at its depth): an extrapolation from structure beside the tap", t, near.count))
+        }
+        // With fewer than `minLandmarks` points along the ray, an estimated plane's orientation cannot be checked (the
+        // scatter test below needs them), so the points that confirm it must lie at its depth, not merely inside the
+        // window an oblique surface opens: the cabinet's top seen from 4.4 m (V1_01, every render) had a plane fitted
+        // through its front edge and the wall behind, tilted 49°, met at 75°, and "confirmed" by 2 points 0.7 m
+        // behind the hit (+12 %).
+        if hit.target == .estimatedPlane, near.count < minLandmarks, agreeingAtDepth == 0 {
+            let lo = depths.min() ?? 0, hi = depths.max() ?? 0
+            return .failed(String(format: "the estimated surface at %.2f m, met %.0f° from head-on, is confirmed by no mapped point at its "
+                                  + "depth (%d along the ray, %.2f–%.2f m away): too few to check its slant",
+                                  t, incidence, near.count, lo, hi))
         }
         // An estimated plane is fitted on the fly to the landmarks within a few degrees of the ray: at a corner of
         // the room or of a cabinet they come from two surfaces and the fit lies between them. The scatter of the

@@ -132,6 +132,41 @@ import Testing
         }
     }
 
+    /// An estimated plane met 75° from head-on, with two mapped points along the ray (too few for the scatter test)
+    /// lying on it 0.4–0.45 m deeper than the hit: they fall inside the depth window the slant opens but say nothing
+    /// of the plane's slant (V1_01, the cabinet's top: a plane through its front edge and the wall behind, tilted 49°,
+    /// +12 %). With one of them at the hit's depth the same hit is confirmed.
+    @Test func anObliqueEstimatedPlaneConfirmedOnlyThroughItsSlantFails() throws {
+        let eye = defaultPose.translation, h = Vec3(1.1, 0.4, 0.6)
+        let d = (h - eye).normalized, t = (h - eye).norm
+        let incidence = 75 * Double.pi / 180
+        let u = d.cross(Vec3(1, 0, 0)).normalized
+        let n = (cos(incidence) * (Vec3(0, 0, 0) - d) + sin(incidence) * u).normalized
+        let w = (d - d.dot(n) * n).normalized, side = n.cross(w)
+        func verdict(_ points: [Vec3]) throws -> TapPointVerdict {
+            let session = WorldSession()
+            let landmarks = points.enumerated().map { Landmark(id: $0.offset, p_W: $0.element, std_m: 0.01) }
+            var frame: WorldFrame?
+            for i in 0..<3 { frame = session.process(frameInput(i, landmarks: landmarks)) }
+            let f = try #require(frame)
+            let hit = RaycastResult(T_W_Hit: SE3(rotation: PlaneAnchor.frameRotation(normal: n), translation: h), distance_m: t,
+                                    target: .estimatedPlane, alignment: .any, planeId: nil, surfaceStd_m: 0.01,
+                                    incidenceCosine: abs(n.dot(d)))
+            let px = try #require(testCamera.model.project(defaultPose.inverse.act(h)))
+            return TapPointChecker().check(hit, ray: WorldRay(origin_W: eye, direction_W: d), pixel: px, frame: f) { _ in nil }
+        }
+        // 0.4 and 0.45 m deeper along the ray: 11–12 cm beside it, 17–19 px at f = 400.
+        let deeper = [h + (0.40 / w.dot(d)) * w, h + (0.45 / w.dot(d)) * w + 0.02 * side]
+        guard case let .failed(why) = try verdict(deeper) else {
+            Issue.record("an oblique estimated plane confirmed only inside its slant's depth window was measured"); return
+        }
+        #expect(why.contains("confirmed by no mapped point at its depth"), "\(why)")
+        // Control: one point at the hit's depth instead.
+        if case let .failed(why) = try verdict([h + 0.005 * w, deeper[1]]) {
+            Issue.record("an estimated plane with a point at its depth failed: \(why)")
+        }
+    }
+
     /// The room after 30 frames with the table's landmarks only at y ≤ `tableToY` (the top runs to y = 0.4), seen from
     /// `pose`.
     /// `topLandmarks` is how many of the top's landmarks each frame adds (its first `topFrames` frames).
