@@ -88,16 +88,17 @@ struct WorldOnRealMotionTests {
     func stereo() throws {
         let s = try Self.score(stereo: true)
         try Self.expectPlanes(s, maxHeightError: 0.02)
-        // Today 18 of 40 measured, median 0.85 %, 6 beyond 10 % (4 of them box A's top or the wall behind it, a
-        // foreground the map does not hold yet), 67 % within 2 σ; before this round 21, 3.36 %, 7, 57 %.
+        // Today 15 of 40 measured, median 0.56 %, 3 beyond 10 % (box A's height twice: the camera is level with its
+        // top, the ray passes the unmapped box to the wall behind; table B's top end-on), 80 % within 2 σ. The same
+        // 30 s rendered with seeds 4–7 (stereo) gives 14, 17, 14, 13 measured, medians 0.67–1.11 %, 2, 5, 3, 3 beyond
+        // 10 % and 71–86 % within 2 σ, so the limits sit above that spread. Before the fourteenth session's tap
+        // checks (a sparse top's rim, the margin beside a top, a face's rim seen from above, an oblique estimated
+        // plane): 19, 0.85 %, 6 beyond 10 %, 74 %; before the plane concentration test 21, 3.36 %, 7, 57 %.
         #expect(s.taps.count >= 25)
-        #expect(s.ok.count >= 14)
-        // The median of the ~21 measured taps is bimodal here (errors near 1 % and near 3–5 %): with plane detection
-        // on its worker the planes arrive 0, 2, 4 or 6 frames later and the median reads 1.10, 1.57, 1.12 or 3.36 %
-        // (6 frames is the pipeline's default), so the bound is 4 %; before the tap checks it was 13.8 %.
-        #expect((s.medianRelativeError ?? 1) <= 0.04)
-        #expect(s.beyond10Percent.count <= 9)
-        #expect(s.within2SigmaFraction >= 0.5)
+        #expect(s.ok.count >= 11)
+        #expect((s.medianRelativeError ?? 1) <= 0.025)
+        #expect(s.beyond10Percent.count <= 6)
+        #expect(s.within2SigmaFraction >= 0.65)
     }
 
     static func expectPlanes(_ s: WorldCheckScore, maxHeightError: Double) throws {
