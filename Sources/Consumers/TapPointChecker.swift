@@ -167,13 +167,13 @@ public struct TapPointChecker: Equatable, Sendable {
                 if onSurface { agreeing.append(l.std_m); if abs(depth - t) <= ownTol { agreeingAtDepth += 1 } }
             } else if depth < t - tol { inFront += 1 }
         }
+        let lo = depths.min() ?? 0, hi = depths.max() ?? 0   // the depth range of the landmarks along the ray, metres
         // A hit in the margin a geometry raycast allows outside its plane's polygon (`WorldOptions.geometryMargin_m`, the
         // consumer's `edgeTolerance_m` for horizontal planes) is a guess past the mapped edge, as an extension is: with
         // mapped points along the ray and none at its depth, the ray passes beside the surface (V1_01, seed 3: table A's
         // far corners, seen 3–12 cm beside box A's top polygon, measured on the box's level 0.8 m in front of them,
         // 0.51 m for 0.80 m). Its own plane's landmarks around it do not excuse it here.
         if near.count >= minLandmarks && agreeing.isEmpty, let outside = distanceOutsideBoundary(hit, frame: frame), outside > 0 {
-            let lo = depths.min() ?? 0, hi = depths.max() ?? 0
             return .failed(String(format: "beside a mapped edge: the hit on %@ at %.2f m lies %.2f m outside its polygon and the %d "
                                   + "mapped points along the ray lie %.2f–%.2f m away (the ray may pass beside it)",
                                   (hit.planeId ?? "?") as NSString, t, outside, near.count, lo, hi))
@@ -182,7 +182,6 @@ public struct TapPointChecker: Equatable, Sendable {
         // behind what occludes them here), but with none at its depth the hit must have its own plane's landmarks
         // around it: else it is on a polygon or an extension reaching where its surface is not.
         if near.count >= minLandmarks && agreeing.isEmpty && !hasOwnSupport(hit, frame: frame) {
-            let lo = depths.min() ?? 0, hi = depths.max() ?? 0
             return .failed(String(format: "the %d mapped points along the ray lie %.2f–%.2f m away, the hit on %@ at %.2f m (wrong surface)",
                                   near.count, lo, hi, describe(hit) as NSString, t))
         }
@@ -207,7 +206,6 @@ public struct TapPointChecker: Equatable, Sendable {
         // through its front edge and the wall behind, tilted 49°, met at 75°, and "confirmed" by 2 points 0.7 m
         // behind the hit (+12 %).
         if hit.target == .estimatedPlane, near.count < minLandmarks, agreeingAtDepth == 0 {
-            let lo = depths.min() ?? 0, hi = depths.max() ?? 0
             return .failed(String(format: "the estimated surface at %.2f m, met %.0f° from head-on, is confirmed by no mapped point at its "
                                   + "depth (%d along the ray, %.2f–%.2f m away): too few to check its slant",
                                   t, incidence, near.count, lo, hi))
@@ -288,8 +286,7 @@ public struct TapPointChecker: Equatable, Sendable {
             // the ray passed over the top, or beside it, and came down past its mapped rim. A ray that comes down
             // in front of a top (to its side face, or the floor at its foot) crosses the level before reaching it.
             let toRim = rim - crossing, beyond = toRim.norm
-            let spacing = (p.area_m2 / Double(max(1, p.pointCount))).squareRoot()
-            if beyond <= max(margin, rimSpacingFactor * spacing) && heading.dot(toRim) < 0.5 * heading.norm * beyond {
+            if beyond <= max(margin, rimSpacingFactor * p.landmarkSpacing_m) && heading.dot(toRim) < 0.5 * heading.norm * beyond {
                 return (id, c.distance_m, beyond)
             }
         }

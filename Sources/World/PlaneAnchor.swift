@@ -77,6 +77,9 @@ public struct PlaneAnchor: Equatable, Sendable {
     public var boundary: [Vec3] { boundaryLocal.map { T_W_P.act(Vec3($0.x, $0.y, 0)) } }
     /// Area of the boundary polygon, m².
     public var area_m2: Double { PlaneGeometry2D.area(boundaryLocal) }
+    /// Typical distance between the plane's landmarks, √(area / landmarks), metres: the hull of few landmarks falls
+    /// short of the surface's true edges by a few of these.
+    public var landmarkSpacing_m: Double { (area_m2 / Double(max(1, pointCount))).squareRoot() }
 
     /// The local x-y of a world point projected onto the plane.
     public func local(_ p_W: Vec3) -> Vec2 {

@@ -263,7 +263,7 @@ import Testing
             let table = try #require(f.planes.first { abs($0.height_m - Room.tableZ) < 0.05 })
             let crossing = ray.point(at: (table.height_m - ray.origin_W.z) / ray.direction_W.z)
             let beyond = crossing.y - (table.boundary.map(\.y).max() ?? 0)
-            return (f, hit, ray, beyond, (table.area_m2 / Double(table.pointCount)).squareRoot())
+            return (f, hit, ray, beyond, table.landmarkSpacing_m)
         }
         // 16 landmarks (one a frame): about 15 cm apart.
         let (sparse, hit, ray, beyond, spacing) = try setUp(topLandmarks: 1, topFrames: 16)
