@@ -124,10 +124,43 @@ public struct PlaneDetector: Sendable {
         return horizontalCandidates(horizontalPts, levels: levels, band: band) + vertical
     }
 
-    /// Median of a non-empty array.
+    /// Median of a non-empty array: the middle order statistic (the mean of the two middle ones for an even count),
+    /// found by selection rather than a full sort; the same value as sorting gives.
     static func median(_ v: [Double]) -> Double {
-        let s = v.sorted()
-        return s.count % 2 == 1 ? s[s.count / 2] : (s[s.count / 2 - 1] + s[s.count / 2]) / 2
+        if v.contains(where: { $0.isNaN }) {
+            let s = v.sorted()
+            return s.count % 2 == 1 ? s[s.count / 2] : (s[s.count / 2 - 1] + s[s.count / 2]) / 2
+        }
+        var a = v
+        let k = a.count / 2
+        return a.withUnsafeMutableBufferPointer { b -> Double in
+            let upper = select(b, k)
+            guard b.count % 2 == 0 else { return upper }
+            // After selection every element before k is ≤ the k-th: the largest of them is the (k − 1)-th.
+            var lower = b[0]
+            for i in 1..<k where b[i] > lower { lower = b[i] }
+            return (lower + upper) / 2
+        }
+    }
+
+    /// Rearranges `b` so that `b[k]` is the k-th smallest (0-based), everything before it ≤ and after it ≥; returns
+    /// it. Quickselect with a median-of-three pivot and a three-way partition (no NaN in `b`).
+    static func select(_ b: UnsafeMutableBufferPointer<Double>, _ k: Int) -> Double {
+        var lo = 0, hi = b.count - 1
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2
+            let x = b[lo], y = b[mid], z = b[hi]
+            let pivot = max(min(x, y), min(max(x, y), z))
+            // Dutch-flag partition of b[lo...hi]: < pivot, == pivot, > pivot.
+            var lt = lo, i = lo, gt = hi
+            while i <= gt {
+                if b[i] < pivot { b.swapAt(lt, i); lt += 1; i += 1 }
+                else if b[i] > pivot { b.swapAt(i, gt); gt -= 1 }
+                else { i += 1 }
+            }
+            if k < lt { hi = lt - 1 } else if k > gt { lo = gt + 1 } else { return b[k] }
+        }
+        return b[k]
     }
 
     // MARK: Horizontal
@@ -346,7 +379,10 @@ public struct PlaneDetector: Sendable {
         return l.indices.filter { i in
             let k = keys[i]
             for dx in -1...1 { for dy in -1...1 {
-                for j in grid.items(in: SIMD2<Int>(k.x + dx, k.y + dy)) where j != i && (q[j] - q[i]).norm <= r { return true }
+                for slot in grid.span(in: SIMD2<Int>(k.x + dx, k.y + dy)) {
+                    let j = grid.item(at: slot)
+                    if j != i && (q[j] - q[i]).norm <= r { return true }
+                }
             } }
             return false
         }.map { l[$0] }
@@ -372,7 +408,7 @@ public struct PlaneDetector: Sendable {
             var stack = [start]; seen[start] = true
             var comp: [Int] = []
             while let c = stack.popLast() {
-                comp += grid.items(ofCell: c).map { indices[$0] }
+                for slot in grid.span(ofCell: c) { comp.append(indices[grid.item(at: slot)]) }
                 let cc = grid.cells[c]
                 for dx in -1...1 { for dy in -1...1 {
                     if let n = grid.cellIndex(SIMD2<Int>(cc.x + dx, cc.y + dy)), !seen[n] { seen[n] = true; stack.append(n) }
@@ -446,8 +482,8 @@ public struct PlaneDetector: Sendable {
         func within(_ i: Int, _ k: Int) -> Bool {
             let c = reachCell(pts[i].p_W)
             for dx in -1...1 { for dy in -1...1 {
-                for slot in grids[k].items(in: SIMD2<Int>(c.x + dx, c.y + dy)) {
-                    let d = pts[i].p_W - pts[resolved[k].indices[slot]].p_W
+                for position in grids[k].span(in: SIMD2<Int>(c.x + dx, c.y + dy)) {
+                    let d = pts[i].p_W - pts[resolved[k].indices[grids[k].item(at: position)]].p_W
                     if d.x * d.x + d.y * d.y <= reach2 { return true }
                 }
             } }
@@ -486,7 +522,10 @@ public struct PlaneDetector: Sendable {
             for ring in 0...4 {
                 if Double(ring - 1) * r >= best { break }
                 for dx in -ring...ring { for dy in -ring...ring where max(abs(dx), abs(dy)) == ring {
-                    for j in grid.items(in: SIMD2<Int>(k.x + dx, k.y + dy)) where j != i { best = min(best, (q[j] - p).norm) }
+                    for slot in grid.span(in: SIMD2<Int>(k.x + dx, k.y + dy)) {
+                        let j = grid.item(at: slot)
+                        if j != i { best = min(best, (q[j] - p).norm) }
+                    }
                 } }
             }
             nn.append(best)
@@ -596,16 +635,27 @@ public struct PlaneDetector: Sendable {
     }
 }
 
-/// Finds landmarks inside vertical structure: a grid over x-y with cells of `radius`.
+/// Finds landmarks inside vertical structure: a grid over x-y with cells of `radius`, each cell's landmarks sorted by
+/// height, so a query reads only the landmarks in its two height windows (a densely mapped wall puts a hundred
+/// landmarks of every height into one cell).
 struct VerticalNeighbours {
     let radius: Double, maxDz: Double
-    private let points: [Vec3]
     private let grid: CellIndex
+    /// The landmarks in the grid's item order, each cell's run sorted by height (ties in the order given).
+    private let sorted: [Vec3]
 
     init(_ l: [MapLandmark], radius: Double, maxDz: Double) {
         self.radius = radius; self.maxDz = maxDz
-        points = l.map(\.p_W)
-        grid = CellIndex(points.map { Self.key($0, radius) })
+        let points = l.map(\.p_W)
+        let grid = CellIndex(points.map { Self.key($0, radius) })
+        var byHeight: [Vec3] = []
+        byHeight.reserveCapacity(points.count)
+        for c in grid.cells.indices {
+            let run = grid.span(ofCell: c).map { grid.item(at: $0) }
+            byHeight += run.sorted { (points[$0].z, $0) < (points[$1].z, $1) }.map { points[$0] }
+        }
+        self.grid = grid
+        sorted = byHeight
     }
 
     static func key(_ p: Vec3, _ radius: Double) -> SIMD2<Int> {
@@ -617,16 +667,33 @@ struct VerticalNeighbours {
     /// only) or on the floor at a wall's foot (landmarks above only).
     func isInsideVerticalStructure(_ p: Vec3, minDz: Double) -> Bool {
         let k = Self.key(p, radius)
+        // The height windows are searched 1 nm wider than the test, which is then applied exactly as written.
+        let slack = 1e-9
         var above = false, below = false
-        for dx in -1...1 { for dy in -1...1 {
-            for j in grid.items(in: SIMD2<Int>(k.x + dx, k.y + dy)) {
-                let q = points[j]
-                let dz = q.z - p.z
-                guard abs(dz) >= minDz && abs(dz) <= maxDz && Vec2(q.x - p.x, q.y - p.y).norm <= radius else { continue }
-                if dz > 0 { above = true } else { below = true }
-                if above && below { return true }
+        return sorted.withUnsafeBufferPointer { pts -> Bool in
+            func lowerBound(_ span: Range<Int>, _ z: Double) -> Int {
+                var lo = span.lowerBound, hi = span.upperBound
+                while lo < hi { let mid = (lo + hi) >> 1; if pts[mid].z < z { lo = mid + 1 } else { hi = mid } }
+                return lo
             }
-        } }
-        return false
+            func found(_ span: Range<Int>, from zLo: Double, to zHi: Double) -> Bool {
+                var j = lowerBound(span, zLo)
+                while j < span.upperBound && pts[j].z <= zHi {
+                    let q = pts[j]
+                    let dz = q.z - p.z
+                    if abs(dz) >= minDz && abs(dz) <= maxDz && Vec2(q.x - p.x, q.y - p.y).norm <= radius { return true }
+                    j += 1
+                }
+                return false
+            }
+            for dx in -1...1 { for dy in -1...1 {
+                let span = grid.span(in: SIMD2<Int>(k.x + dx, k.y + dy))
+                if span.isEmpty { continue }
+                if !above { above = found(span, from: p.z + minDz - slack, to: p.z + maxDz + slack) }
+                if !below { below = found(span, from: p.z - maxDz - slack, to: p.z - minDz + slack) }
+                if above && below { return true }
+            } }
+            return false
+        }
     }
 }

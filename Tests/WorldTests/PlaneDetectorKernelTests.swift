@@ -1,0 +1,81 @@
+import Estimation
+import Foundation
+import Geometry
+import Testing
+@testable import World
+
+/// The plane detector's inner kernels against the plain computations they replace: they must give the same answers
+/// bit for bit, since a plane found or missed changes the stream.
+@Suite struct PlaneDetectorKernelTests {
+    /// The sorted-array median the selection replaces.
+    static func sortedMedian(_ v: [Double]) -> Double {
+        let s = v.sorted()
+        return s.count % 2 == 1 ? s[s.count / 2] : (s[s.count / 2 - 1] + s[s.count / 2]) / 2
+    }
+
+    @Test func medianBySelectionEqualsTheSortedMedian() {
+        var rng = SeededRandom(seed: 11)
+        for n in [1, 2, 3, 4, 5, 8, 17, 64, 101, 1000, 1001] {
+            // Continuous values, heavy ties (a few distinct values) and already-sorted input (a bad pivot case).
+            let continuous = (0..<n).map { _ in rng.uniform(-3, 3) }
+            let ties = (0..<n).map { _ in Double(Int(rng.uniform(0, 4))) * 0.25 }
+            let ascending = (0..<n).map { Double($0) * 0.01 }
+            for v in [continuous, ties, ascending, ascending.reversed()] {
+                #expect(PlaneDetector.median(v) == Self.sortedMedian(v), "n = \(n)")
+            }
+        }
+        #expect(PlaneDetector.median([2, .nan, 1]).isNaN == Self.sortedMedian([2, .nan, 1]).isNaN)
+    }
+
+    /// Landmarks for the neighbour kernels: a floor, two walls (landmarks stacked in columns) and a box.
+    static func room(_ rng: inout SeededRandom) -> [MapLandmark] {
+        var p: [Vec3] = []
+        for _ in 0..<600 { p.append(Vec3(rng.uniform(-3, 3), rng.uniform(-2, 2), 0.01 * rng.gaussian())) }
+        for _ in 0..<400 { p.append(Vec3(rng.uniform(-3, 3), 2 + 0.01 * rng.gaussian(), rng.uniform(0, 2.5))) }
+        for _ in 0..<300 { p.append(Vec3(3 + 0.01 * rng.gaussian(), rng.uniform(-2, 2), rng.uniform(0, 2.5))) }
+        for _ in 0..<80 { p.append(Vec3(rng.uniform(0, 0.4), rng.uniform(0, 0.3), 0.5 + 0.005 * rng.gaussian())) }
+        return p.enumerated().map { i, q in
+            MapLandmark(id: i, p_W: q, std_m: 0.01, weight: 1, observations: 1, firstSeen_ns: 0, lastSeen_ns: 0)
+        }
+    }
+
+    @Test func verticalNeighboursAgreeWithABruteForceSearch() {
+        var rng = SeededRandom(seed: 5)
+        let l = Self.room(&rng)
+        let column = VerticalNeighbours(l, radius: 0.15, maxDz: 0.5)
+        var inside = 0
+        for p in l {
+            for minDz in [0.05, 0.08] {
+                var above = false, below = false
+                for q in l {
+                    let dz = q.p_W.z - p.p_W.z
+                    guard abs(dz) >= minDz && abs(dz) <= 0.5
+                        && Vec2(q.p_W.x - p.p_W.x, q.p_W.y - p.p_W.y).norm <= 0.15 else { continue }
+                    if dz > 0 { above = true } else { below = true }
+                }
+                let got = column.isInsideVerticalStructure(p.p_W, minDz: minDz)
+                #expect(got == (above && below))
+                if got { inside += 1 }
+            }
+        }
+        // Both answers occur: the walls' landmarks are inside vertical structure, the floor's are not.
+        #expect(inside > 500 && inside < 2 * l.count - 1000)
+    }
+
+    @Test func medianNearestNeighbourAgreesWithABruteForceSearch() {
+        var rng = SeededRandom(seed: 9)
+        for n in [2, 3, 50, 700] {
+            // Clustered points: a dense patch inside a sparse spread, so grid cells hold very different counts.
+            let q = (0..<n).map { i in
+                i % 3 == 0 ? Vec2(rng.uniform(-4, 4), rng.uniform(-1, 1)) : Vec2(rng.uniform(0, 0.3), rng.uniform(0, 0.2))
+            }
+            var lo = Vec2(Double.infinity, .infinity), hi = -lo
+            for p in q { lo = Vec2(min(lo.x, p.x), min(lo.y, p.y)); hi = Vec2(max(hi.x, p.x), max(hi.y, p.y)) }
+            let cap = 4 * max(1e-3, ((hi.x - lo.x) * (hi.y - lo.y) / Double(n)).squareRoot())
+            let nn = q.indices.map { i in
+                q.indices.reduce(cap) { $1 == i ? $0 : min($0, (q[$1] - q[i]).norm) }
+            }
+            #expect(PlaneDetector.medianNearestNeighbour(q) == Self.sortedMedian(nn), "n = \(n)")
+        }
+    }
+}
