@@ -6,7 +6,8 @@ import Testing
 import TestSupport
 
 /// The stream is a function of the input: plane detection runs on a worker thread, and with `threads = 2` the
-/// frontend runs ahead on another, but two runs of the same dataset give the same bytes, whatever the thread count.
+/// front half (decode, frontend) runs ahead on two others, but two runs of the same dataset give the same bytes,
+/// whatever the thread count.
 @Suite("Stream determinism (simulated room, whole pipeline)")
 struct StreamDeterminismTests {
     /// The JSON-Lines stream of the first `seconds` of `path`, as `worldtrack run` writes it.
@@ -35,7 +36,7 @@ struct StreamDeterminismTests {
         #expect(first == second)
     }
 
-    @Test("two threads (frontend a frame ahead) give the same bytes as one")
+    @Test("two threads (decode and frontend ahead on their own threads) give the same bytes as one")
     func twoThreadsSameBytesAsOne() throws {
         let path = try SimSequenceCache.roomHandheld(seconds: 60, seed: 12, startMoving: true)
         var two = PipelineOptions()
@@ -43,5 +44,23 @@ struct StreamDeterminismTests {
         let one = try Self.stream(path, seconds: 20)
         #expect(one.count > 100_000)
         #expect(try Self.stream(path, seconds: 20, options: two) == one)
+    }
+
+    @Test("a run stopped part-way with two threads stops at the same frame as with one, its threads joined")
+    func stopPartWayWithTwoThreads() throws {
+        let path = try SimSequenceCache.roomHandheld(seconds: 60, seed: 12, startMoving: true)
+        func frames(threads: Int) throws -> (Int, Bool, Int) {
+            var options = PipelineOptions()
+            options.threads = threads
+            options.max_s = 20
+            var seen = 0
+            let summary = try TrackingPipeline(dataset: try ASLDataset(path: path), options: options)
+                .run(onFrame: { _ in seen += 1 }, shouldStop: { seen >= 37 })
+            return (summary.frames, summary.stoppedEarly, summary.bodyTrajectory.count)
+        }
+        let one = try frames(threads: 1)
+        #expect(one.0 == 37 && one.1)
+        // The front half's threads had decoded and tracked frames beyond the stop: they are dropped, not reported.
+        #expect(try frames(threads: 2) == one)
     }
 }
