@@ -23,8 +23,8 @@ struct BenchCommand: ParsableCommand {
         stage times are CPU time of the pipeline's thread, which other processes' load does not inflate \
         (the × real time figure is wall-clock). Per stage it prints the median, p90, p99 and max time per frame (the median over the repeats of \
         each run's figure, max over all), the whole pipeline's frames per second, and the process's \
-        peak resident memory. It then times --repeat runs with `threads = 2` (the next frame decoded and \
-        tracked on a second thread while the estimator updates the current one) and prints the wall-clock \
+        peak resident memory. It then times --repeat runs with `threads = 2` (the next frames decoded on \
+        one thread and tracked on another while the estimator updates the current one) and prints the wall-clock \
         frames/s with 1 and 2 threads (--no-thread-comparison skips them); plane detection always runs on \
         its own worker (the `planeWorker` row, not in the total).
 
