@@ -9,7 +9,37 @@ public enum PlaneGeometry2D {
     }
 
     /// Convex hull, counter-clockwise, without repeated or (to 1e-12 m²) collinear points (Andrew's monotone chain).
+    ///
+    /// Points well inside the octagon of the extreme points in eight directions cannot be hull vertices and are
+    /// left out before the sort (Akl and Toussaint's heuristic): a plane's thousands of landmarks become a few
+    /// hundred, and the sort was most of the hull's cost. The hull is the same.
     public static func convexHull(_ points: [Vec2]) -> [Vec2] {
+        monotoneChain(points.count >= 32 ? outsideExtremeOctagon(points) : points)
+    }
+
+    /// The points not strictly inside (by more than 1e-9 of the spread squared) the convex octagon through the
+    /// extreme points along ±x, ±y, ±(x + y) and ±(x − y), which are themselves kept.
+    static func outsideExtremeOctagon(_ points: [Vec2]) -> [Vec2] {
+        // Support directions in counter-clockwise order, starting at −x.
+        let directions = [Vec2(-1, 0), Vec2(-1, -1), Vec2(0, -1), Vec2(1, -1), Vec2(1, 0), Vec2(1, 1), Vec2(0, 1), Vec2(-1, 1)]
+        var extreme = [Vec2](repeating: points[0], count: 8)
+        var best = directions.map { $0.dot(points[0]) }
+        for p in points.dropFirst() {
+            for k in 0..<8 {
+                let v = directions[k].dot(p)
+                if v > best[k] { best[k] = v; extreme[k] = p }
+            }
+        }
+        let spread = max(best[4] + best[0], best[6] + best[2]) // x and y extents
+        let margin = 1e-9 * max(spread * spread, 1e-12)
+        return points.filter { p in
+            for k in 0..<8 where cross(extreme[k], extreme[(k + 1) % 8], p) <= margin { return true }
+            return false
+        }
+    }
+
+    /// Andrew's monotone chain over all `points`.
+    static func monotoneChain(_ points: [Vec2]) -> [Vec2] {
         let pts = points.sorted { ($0.x, $0.y) < ($1.x, $1.y) }
         guard pts.count >= 3 else { return pts }
         var lower: [Vec2] = [], upper: [Vec2] = []

@@ -79,3 +79,30 @@ import Testing
         }
     }
 }
+
+/// The convex hull with its interior pre-filter against the plain monotone chain: the same vertices in the same
+/// order, on scattered, clustered, collinear and duplicated points.
+@Suite struct ConvexHullFilterTests {
+    @Test func theFilteredHullEqualsThePlainOne() {
+        var rng = SeededRandom(seed: 3)
+        var sets: [[Vec2]] = []
+        for n in [3, 31, 32, 33, 100, 2000] {
+            sets.append((0..<n).map { _ in Vec2(rng.uniform(-2, 5), rng.uniform(-1, 1)) })
+            // A disc (many points near the hull), a rectangle's grid (collinear edges, exact duplicates).
+            sets.append((0..<n).map { _ in
+                let a = rng.uniform(0, 2 * Double.pi), r = 0.5 + 0.01 * rng.uniform()
+                return Vec2(r * cos(a), r * sin(a))
+            })
+            let side = max(2, Int(Double(n).squareRoot()))
+            sets.append((0..<n).map { i in Vec2(Double(i % side) * 0.1, Double(i / side % side) * 0.1) })
+        }
+        sets.append([Vec2](repeating: Vec2(1, 1), count: 50))
+        sets.append((0..<50).map { Vec2(Double($0) * 0.01, 2 * Double($0) * 0.01) })
+        for points in sets {
+            #expect(PlaneGeometry2D.convexHull(points) == PlaneGeometry2D.monotoneChain(points), "\(points.count) points")
+        }
+        // The filter does leave out the interior of a large scattered set (the 2000 points of the first kind).
+        let many = sets[15]
+        #expect(many.count == 2000 && PlaneGeometry2D.outsideExtremeOctagon(many).count < many.count / 4)
+    }
+}
