@@ -171,7 +171,8 @@ public final class FeatureTracker {
         var guesses: [SIMD2<Float>]?
         if let R = R_Cnew_Cold {
             guesses = tracks.map { t in
-                guard let p = RotationPrediction.predict(Vec2(Double(t.pixel.x), Double(t.pixel.y)), camera: camera.model,
+                // `t.normalized` is `unproject` of `t.pixel`, computed when the track got that pixel.
+                guard let p = RotationPrediction.predict(normalized: t.normalized, camera: camera.model,
                                                          R_Cnew_Cold: R) else { return t.pixel }
                 return SIMD2(Float(p.x), Float(p.y))
             }

@@ -8,8 +8,14 @@ public enum RotationPrediction {
     /// rotated by `R_Cnew_Cold` (maps old-camera vectors to new-camera vectors). `nil` when the pixel
     /// cannot be unprojected or the rotated bearing falls behind the camera.
     public static func predict(_ pixel: Vec2, camera: CameraModel, R_Cnew_Cold: SO3) -> Vec2? {
-        guard let b = camera.bearing(pixel) else { return nil }
-        return camera.project(R_Cnew_Cold * b)
+        guard let n = camera.unproject(pixel) else { return nil }
+        return predict(normalized: n, camera: camera, R_Cnew_Cold: R_Cnew_Cold)
+    }
+
+    /// The same for a point whose undistorted normalised coordinates are known (`camera.unproject` of its pixel),
+    /// which saves the iterative undistortion.
+    public static func predict(normalized n: Vec2, camera: CameraModel, R_Cnew_Cold: SO3) -> Vec2? {
+        camera.project(R_Cnew_Cold * Vec3(n.x, n.y, 1).normalized)
     }
 }
 
