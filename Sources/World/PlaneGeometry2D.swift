@@ -32,8 +32,9 @@ public enum PlaneGeometry2D {
         }
         let spread = max(best[4] + best[0], best[6] + best[2]) // x and y extents
         let margin = 1e-9 * max(spread * spread, 1e-12)
+        // Kept unless strictly inside every edge (a point with a NaN coordinate is kept, as the chain would see it).
         return points.filter { p in
-            for k in 0..<8 where cross(extreme[k], extreme[(k + 1) % 8], p) <= margin { return true }
+            for k in 0..<8 where !(cross(extreme[k], extreme[(k + 1) % 8], p) > margin) { return true }
             return false
         }
     }
