@@ -136,14 +136,16 @@ final class MapReobserver {
         // Candidate map points: not seen for `minGap_ns`, in front of the camera and inside the image.
         let T_C_W = T_W_C.inverse
         let cell = max(options.searchRadius_px, 4)
-        var grid = ImageCellGrid(width: camera.model.width, height: camera.model.height, cell: cell)
+        // Cells are numbered by truncation (`Int32(pixel / cell)`), the candidates of each in the order found.
+        var candidateIds: [Int] = [], candidatePixels: [Vec2] = [], candidateCells: [SIMD2<Int>] = []
         let taken = Set(matched.values.map(\.mapId))
         for p in points.values where p.lastSeen_ns <= t_ns - minGap_ns && !taken.contains(p.id) {
             let p_C = T_C_W.act(p.p_W)
             guard p_C.z > 0.1, let px = camera.model.project(p_C), camera.model.contains(px, margin: 0) else { continue }
-            grid.add(id: p.id, pixel: px, cell: (Int(Int32(px.x / cell)), Int(Int32(px.y / cell))))
+            candidateIds.append(p.id); candidatePixels.append(px)
+            candidateCells.append(SIMD2(Int(Int32(px.x / cell)), Int(Int32(px.y / cell))))
         }
-        grid.finish()
+        let grid = CellIndex(candidateCells)
         var claimed = Set<Int>()
         var out: [MapPointObservation] = []
         for f in features {
@@ -153,13 +155,15 @@ final class MapReobserver {
                 out.append(MapPointObservation(mapId: p.id, p_W: p.p_W, std_m: p.std_m, normalized: f.normalized))
                 continue
             }
-            guard !grid.isEmpty, points[f.id] == nil, let d = descriptors[f.id]?.0 else { continue }
+            guard !candidateIds.isEmpty, points[f.id] == nil, let d = descriptors[f.id]?.0 else { continue }
             let cx = Int(Int32(f.pixel.x / cell)), cy = Int(Int32(f.pixel.y / cell))
             var best = (id: -1, dist: Int.max), second = Int.max
             for gx in (cx - 1)...(cx + 1) {
                 for gy in (cy - 1)...(cy + 1) {
-                    for k in grid.span(gx, gy) where (grid.pixels[k] - f.pixel).norm <= options.searchRadius_px {
-                        let id = grid.ids[k]
+                    for slot in grid.span(in: SIMD2(gx, gy)) {
+                        let k = grid.item(at: slot)
+                        guard (candidatePixels[k] - f.pixel).norm <= options.searchRadius_px else { continue }
+                        let id = candidateIds[k]
                         guard let p = points[id] else { continue }
                         let h = d.hammingDistance(to: p.descriptor)
                         if h < best.dist { second = best.dist; best = (id, h) } else if h < second { second = h }
@@ -205,57 +209,3 @@ final class MapReobserver {
     }
 }
 
-/// The map points projected into one image, binned into square cells of the image for the descriptor search: each
-/// cell's points in the order they were added (a counting sort over the cells, which the image bounds), found by
-/// indexing. Cells are numbered as `Int32(pixel / cell)` (truncation), as the search numbers them.
-private struct ImageCellGrid {
-    /// The points, grouped by cell after `finish()`.
-    private(set) var ids: [Int] = []
-    private(set) var pixels: [Vec2] = []
-    private var cells: [Int] = []
-    /// `starts[c] ..< starts[c + 1]` are cell slot `c`'s points (after `finish()`).
-    private var starts: [Int] = []
-    private let columns: Int, rows: Int
-
-    /// A grid over a `width × height` image with cells of `cell` pixels (and a ring of empty cells around it).
-    init(width: Int, height: Int, cell: Double) {
-        columns = Int(Double(width) / cell) + 3
-        rows = Int(Double(height) / cell) + 3
-    }
-
-    /// The slot of cell (x, y), or nil outside the grid.
-    private func slot(_ x: Int, _ y: Int) -> Int? {
-        let i = x + 1, j = y + 1
-        guard i >= 0, i < columns, j >= 0, j < rows else { return nil }
-        return i * rows + j
-    }
-
-    var isEmpty: Bool { ids.isEmpty }
-
-    /// Adds a point (before `finish()`); a cell outside the grid (a pixel outside the image) is left out.
-    mutating func add(id: Int, pixel: Vec2, cell: (Int, Int)) {
-        guard let s = slot(cell.0, cell.1) else { return }
-        ids.append(id); pixels.append(pixel); cells.append(s)
-    }
-
-    /// Groups the points by cell, keeping their order within each.
-    mutating func finish() {
-        var counts = [Int](repeating: 0, count: columns * rows + 1)
-        for s in cells { counts[s + 1] += 1 }
-        for s in 1..<counts.count { counts[s] += counts[s - 1] }
-        starts = counts
-        var next = counts
-        var sortedIds = ids, sortedPixels = pixels
-        for (k, s) in cells.enumerated() {
-            sortedIds[next[s]] = ids[k]; sortedPixels[next[s]] = pixels[k]
-            next[s] += 1
-        }
-        ids = sortedIds; pixels = sortedPixels
-    }
-
-    /// Positions in `ids` / `pixels` of cell (x, y)'s points (empty outside the grid).
-    func span(_ x: Int, _ y: Int) -> Range<Int> {
-        guard let s = slot(x, y) else { return 0 ..< 0 }
-        return starts[s] ..< starts[s + 1]
-    }
-}

@@ -1,29 +1,29 @@
 /// A fixed set of items binned into integer 2-D grid cells, for neighbour searches: each occupied cell's items in
 /// the order they were given. Built once, then read only.
 ///
-/// The plane detector's neighbour searches use it instead of a `[SIMD2<Int>: [Int]]` dictionary, which cost a
-/// quarter of the detector's instructions in hashing. When the occupied cells' bounding box is small against the
+/// The plane detector's neighbour searches and map reuse's descriptor search use it instead of a
+/// `[SIMD2<Int>: [Int]]` dictionary, which cost a quarter of the detector's instructions in hashing. When the occupied cells' bounding box is small against the
 /// item count (the usual case: grids sized from the points' own spacing), the items are binned by a counting sort
 /// over that box and a cell is found by indexing a table; otherwise the keys are sorted once and a cell is found by
 /// binary search. Both give the same cells and items in the same order.
-struct CellIndex {
+public struct CellIndex: Sendable {
     /// The occupied cells, ascending by (x, y).
-    private(set) var cells: [SIMD2<Int>] = []
+    public private(set) var cells: [SIMD2<Int>] = []
     /// `items[starts[c] ..< starts[c + 1]]` are cell `c`'s items.
-    private var starts: [Int] = [0]
-    private var items: [Int] = []
+    @usableFromInline var starts: [Int] = [0]
+    @usableFromInline var items: [Int] = []
     /// Dense lookup table over the bounding box `origin ..< origin + (width, height)`, x-major: the number of the
     /// cell in `cells`, or −1 when empty; empty when the box was too large (binary search instead).
-    private var table: [Int32] = []
-    private var origin = SIMD2<Int>.zero
-    private var width = 0, height = 0
+    @usableFromInline var table: [Int32] = []
+    @usableFromInline var origin = SIMD2<Int>.zero
+    @usableFromInline var width = 0, height = 0
 
     /// Largest dense table, in cells, for `n` items: a few times the items, so the table costs about as much as the
     /// items themselves.
-    static func maxTableCells(items n: Int) -> Int { 8 * n + 1024 }
+    public static func maxTableCells(items n: Int) -> Int { 8 * n + 1024 }
 
     /// Items `0 ..< keys.count`, item `i` in cell `keys[i]`.
-    init(_ keys: [SIMD2<Int>]) {
+    public init(_ keys: [SIMD2<Int>]) {
         guard let first = keys.first else { return }
         var lo = first, hi = first
         for k in keys { lo = pointwiseMin(lo, k); hi = pointwiseMax(hi, k) }
@@ -77,7 +77,7 @@ struct CellIndex {
     }
 
     /// The index of `cell` among `cells`, or nil when it holds no item.
-    func cellIndex(_ cell: SIMD2<Int>) -> Int? {
+    @inlinable public func cellIndex(_ cell: SIMD2<Int>) -> Int? {
         if !table.isEmpty {
             let x = cell.x &- origin.x, y = cell.y &- origin.y
             guard x >= 0 && x < width && y >= 0 && y < height else { return nil }
@@ -93,20 +93,20 @@ struct CellIndex {
     }
 
     /// Where cell number `index`'s items sit in the item order (`item(at:)`): a range of positions.
-    func span(ofCell index: Int) -> Range<Int> { starts[index] ..< starts[index + 1] }
+    @inlinable public func span(ofCell index: Int) -> Range<Int> { starts[index] ..< starts[index + 1] }
 
     /// Where the items of `cell` sit in the item order (empty when none).
-    func span(in cell: SIMD2<Int>) -> Range<Int> {
+    @inlinable public func span(in cell: SIMD2<Int>) -> Range<Int> {
         guard let c = cellIndex(cell) else { return 0 ..< 0 }
         return span(ofCell: c)
     }
 
     /// The item at a position of the item order (cells ascending, each cell's items in the order given).
-    func item(at position: Int) -> Int { items[position] }
+    @inlinable public func item(at position: Int) -> Int { items[position] }
 
     /// The items of cell number `index` (of `cells`), in the order they were given.
-    func items(ofCell index: Int) -> ArraySlice<Int> { items[span(ofCell: index)] }
+    @inlinable public func items(ofCell index: Int) -> ArraySlice<Int> { items[span(ofCell: index)] }
 
     /// The items in `cell`, in the order they were given (empty when none).
-    func items(in cell: SIMD2<Int>) -> ArraySlice<Int> { items[span(in: cell)] }
+    @inlinable public func items(in cell: SIMD2<Int>) -> ArraySlice<Int> { items[span(in: cell)] }
 }
