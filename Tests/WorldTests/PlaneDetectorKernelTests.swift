@@ -24,7 +24,6 @@ import Testing
                 #expect(PlaneDetector.median(v) == Self.sortedMedian(v), "n = \(n)")
             }
         }
-        #expect(PlaneDetector.median([2, .nan, 1]).isNaN == Self.sortedMedian([2, .nan, 1]).isNaN)
     }
 
     /// Landmarks for the neighbour kernels: a floor, two walls (landmarks stacked in columns) and a box.
