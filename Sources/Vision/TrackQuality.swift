@@ -26,6 +26,14 @@ public struct TrackQualitySummary: Equatable, Sendable {
     public var outlierRatio: Double?
     /// Share of checked tracks with at least one outlier observation; `nil` without truth.
     public var outlierTrackRatio: Double?
+    /// Share of the checked observations whose track was born at a depth edge (`TrackQualityAccumulator`: within
+    /// `depthEdgeRadiusPx` of it the true depth differs by more than `depthEdgeRelative`, or the scene ends): the
+    /// corners where a near edge crosses farther texture, which are no 3-D point; `nil` without truth.
+    public var depthEdgeObservationShare: Double?
+    /// Outlier ratios of the observations of tracks born at a depth edge and of the others; `nil` without truth or
+    /// without such observations.
+    public var depthEdgeOutlierRatio: Double?
+    public var otherOutlierRatio: Double?
     /// Empty figures (no frames).
     public init() {}
 }
@@ -48,6 +56,12 @@ public struct TrackQualityAccumulator {
     private var unchecked = Set<Int>()
     private var errors: [Double] = []
     private var outlierTracks = Set<Int>()
+    /// Tracks born at a depth edge, and the errors of their observations and of the others'.
+    private var bornAtDepthEdge = Set<Int>()
+    private var edgeChecked = 0, edgeOutliers = 0, otherChecked = 0, otherOutliers = 0
+    /// The depth-edge test: the rays `depthEdgeRadiusPx` to the four sides of a track's first pixel meet the scene
+    /// at depths within `depthEdgeRelative` of its own.
+    public let depthEdgeRadiusPx = 4.0, depthEdgeRelative = 0.05
 
     /// An empty accumulator for `camera`.
     public init(camera: CameraModel, outlierThresholdPx: Double = 2) {
@@ -73,9 +87,17 @@ public struct TrackQualityAccumulator {
                 let e = (u - f.pixel).norm
                 errors.append(e)
                 if e > outlierThresholdPx { outlierTracks.insert(f.id) }
+                if bornAtDepthEdge.contains(f.id) {
+                    edgeChecked += 1; if e > outlierThresholdPx { edgeOutliers += 1 }
+                } else {
+                    otherChecked += 1; if e > outlierThresholdPx { otherOutliers += 1 }
+                }
             } else if !unchecked.contains(f.id) {
                 if f.age == 1, let p_W = raycast(T_W_C.translation, T_W_C.rotation * Vec3(f.normalized.x, f.normalized.y, 1)) {
                     truePoint[f.id] = p_W
+                    if isAtDepthEdge(f.pixel, depth: (p_W - T_W_C.translation).norm, T_W_C: T_W_C, raycast: raycast) {
+                        bornAtDepthEdge.insert(f.id)
+                    }
                 } else {
                     unchecked.insert(f.id)
                 }
@@ -86,7 +108,21 @@ public struct TrackQualityAccumulator {
             let live = Set(result.features.map(\.id))
             lastPixel = lastPixel.filter { live.contains($0.key) }
             truePoint = truePoint.filter { live.contains($0.key) }
+            bornAtDepthEdge = bornAtDepthEdge.filter { live.contains($0) }
         }
+    }
+
+    /// True when the scene's depth `depthEdgeRadiusPx` to any of the four sides of `pixel` differs from `depth` by
+    /// more than `depthEdgeRelative` of it, or the scene ends there.
+    private func isAtDepthEdge(_ pixel: Vec2, depth: Double, T_W_C: SE3,
+                               raycast: (_ origin_W: Vec3, _ direction_W: Vec3) -> Vec3?) -> Bool {
+        let r = depthEdgeRadiusPx
+        for offset in [Vec2(r, 0), Vec2(-r, 0), Vec2(0, r), Vec2(0, -r)] {
+            guard let n = camera.unproject(pixel + offset),
+                  let q = raycast(T_W_C.translation, T_W_C.rotation * Vec3(n.x, n.y, 1)) else { return true }
+            if abs((q - T_W_C.translation).norm - depth) > depthEdgeRelative * depth { return true }
+        }
+        return false
     }
 
     /// The figures so far.
@@ -107,6 +143,9 @@ public struct TrackQualityAccumulator {
             s.outlierRatio = Double(errors.filter { $0 > outlierThresholdPx }.count) / Double(errors.count)
             let checkedTracks = lengths.count - unchecked.count
             s.outlierTrackRatio = checkedTracks > 0 ? Double(outlierTracks.count) / Double(checkedTracks) : nil
+            s.depthEdgeObservationShare = Double(edgeChecked) / Double(errors.count)
+            s.depthEdgeOutlierRatio = edgeChecked > 0 ? Double(edgeOutliers) / Double(edgeChecked) : nil
+            s.otherOutlierRatio = otherChecked > 0 ? Double(otherOutliers) / Double(otherChecked) : nil
         }
         return s
     }

@@ -22,16 +22,19 @@ struct FeaturesCommand: ParsableCommand {
         every track is checked against the truth: the ray of its first pixel is cast into the scene \
         from the true camera pose and the 3-D point found is projected with the true pose at each \
         later observation. The median distance to the tracked pixel and the share of observations \
-        more than 2 px off (outliers) are reported. Tracks whose first ray meets nothing (sky) are \
-        not checked.
+        more than 2 px off (outliers) are reported, and split by where tracks were born: at a depth \
+        edge (4 px to a side the true depth differs by more than 5 %: corners where a near edge \
+        crosses farther texture, no 3-D point) or elsewhere. Tracks whose first ray meets nothing \
+        (sky) are not checked.
 
         --draw writes every frame as DIR/000000.png, … with each track as a dot coloured by age (red \
         new, yellow, green 20+ frames) and a trail of its last 10 positions; DIR must be new or empty.
 
         --json prints one JSON object: frames, features_per_frame_mean, features_per_frame_min, \
         tracks, track_length_median, max_track_step_px, reprojection_error_median_px, outlier_ratio, \
-        outlier_track_ratio, checked_observations, stereo_match_ratio, ms_per_frame_median \
-        (truth fields are null without truth). Progress goes to stderr. Exit status 2 on bad input.
+        outlier_track_ratio, depth_edge_observation_share, depth_edge_outlier_ratio, \
+        other_outlier_ratio, checked_observations, stereo_match_ratio, ms_per_frame_median (truth \
+        fields are null without truth). Progress goes to stderr. Exit status 2 on bad input.
 
         Examples:
           worldtrack features ../shared/datasets/euroc-v101-micro

@@ -22,11 +22,14 @@ struct FeaturesReport {
         }
         let fields: [(String, String)] = [
             ("checked_observations", "\(summary.checkedObservations)"),
+            ("depth_edge_observation_share", number(summary.depthEdgeObservationShare)),
+            ("depth_edge_outlier_ratio", number(summary.depthEdgeOutlierRatio)),
             ("features_per_frame_mean", number(summary.featuresPerFrameMean)),
             ("features_per_frame_min", "\(summary.featuresPerFrameMin)"),
             ("frames", "\(summary.frames)"),
             ("max_track_step_px", number(summary.maxStepPx)),
             ("ms_per_frame_median", number(msMedian)),
+            ("other_outlier_ratio", number(summary.otherOutlierRatio)),
             ("outlier_ratio", number(summary.outlierRatio)),
             ("outlier_track_ratio", number(summary.outlierTrackRatio)),
             ("reprojection_error_median_px", number(summary.reprojectionErrorMedianPx)),
@@ -50,6 +53,10 @@ struct FeaturesReport {
             lines.append(String(format: "error vs truth              %.3f px median over %d observations", e, summary.checkedObservations))
             lines.append(String(format: "outliers (> 2 px)           %.2f %% of observations, %.2f %% of tracks", 100 * o,
                                 100 * (summary.outlierTrackRatio ?? 0)))
+            if let share = summary.depthEdgeObservationShare {
+                lines.append(String(format: "  tracks born at depth edges %.1f %% of observations, %.2f %% outliers; the others %.2f %%",
+                                    100 * share, 100 * (summary.depthEdgeOutlierRatio ?? 0), 100 * (summary.otherOutlierRatio ?? 0)))
+            }
         } else {
             lines.append("error vs truth              n/a (no scene.json and ground truth)")
         }

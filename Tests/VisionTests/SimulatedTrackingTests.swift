@@ -54,6 +54,21 @@ struct SimulatedTrackingTests {
         #expect(results.dropFirst().filter { $0.meanDisparity_px > 0.5 }.count > 60)
     }
 
+    @Test func outliersComeFromTracksBornAtDepthEdges() throws {
+        // Where the frontend's outliers come from (issue #17, item 5): corners where a near edge crosses farther
+        // texture are no 3-D point and slide along the edge; elsewhere tracks stay within 2 px of the truth.
+        let seq = try SimulatedSequence(startTime: 3)
+        let (summary, _) = try Self.run(seq, frames: 80)
+        let share = try #require(summary.depthEdgeObservationShare)
+        let atEdges = try #require(summary.depthEdgeOutlierRatio), elsewhere = try #require(summary.otherOutlierRatio)
+        #expect(share > 0.01 && share < 0.15, "\(summary)")
+        #expect(elsewhere < 0.005, "\(summary)")
+        #expect(atEdges > 10 * elsewhere, "\(summary)")
+        // The split covers every checked observation.
+        let total = try #require(summary.outlierRatio)
+        #expect(abs(share * atEdges + (1 - share) * elsewhere - total) < 1e-9)
+    }
+
     @Test func featuresCoverTheImage() throws {
         let seq = try SimulatedSequence(startTime: 3)
         let tracker = try FeatureTracker(camera: seq.left)
