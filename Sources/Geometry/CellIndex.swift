@@ -2,10 +2,11 @@
 /// the order they were given. Built once, then read only.
 ///
 /// The plane detector's neighbour searches and map reuse's descriptor search use it instead of a
-/// `[SIMD2<Int>: [Int]]` dictionary, which cost a quarter of the detector's instructions in hashing. When the occupied cells' bounding box is small against the
-/// item count (the usual case: grids sized from the points' own spacing), the items are binned by a counting sort
-/// over that box and a cell is found by indexing a table; otherwise the keys are sorted once and a cell is found by
-/// binary search. Both give the same cells and items in the same order.
+/// `[SIMD2<Int>: [Int]]` dictionary, which cost a quarter of the detector's instructions in hashing. When the
+/// occupied cells' bounding box is small against the item count (the usual case: grids sized from the points' own
+/// spacing), the items are binned by a counting sort over that box and a cell is found by indexing a table;
+/// otherwise the keys are sorted once and a cell is found by binary search. Both give the same cells and items in
+/// the same order. Cells are whatever the caller bins by (metres or pixels over a cell size); the index has no unit.
 public struct CellIndex: Sendable {
     /// The occupied cells, ascending by (x, y).
     public private(set) var cells: [SIMD2<Int>] = []
@@ -20,7 +21,7 @@ public struct CellIndex: Sendable {
 
     /// Largest dense table, in cells, for `n` items: a few times the items, so the table costs about as much as the
     /// items themselves.
-    public static func maxTableCells(items n: Int) -> Int { 8 * n + 1024 }
+    static func maxTableCells(items n: Int) -> Int { 8 * n + 1024 }
 
     /// Items `0 ..< keys.count`, item `i` in cell `keys[i]`.
     public init(_ keys: [SIMD2<Int>]) {

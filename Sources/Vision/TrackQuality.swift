@@ -30,9 +30,10 @@ public struct TrackQualitySummary: Equatable, Sendable {
     /// `depthEdgeRadiusPx` of it the true depth differs by more than `depthEdgeRelative`, or the scene ends): the
     /// corners where a near edge crosses farther texture, which are no 3-D point; `nil` without truth.
     public var depthEdgeObservationShare: Double?
-    /// Outlier ratios of the observations of tracks born at a depth edge and of the others; `nil` without truth or
-    /// without such observations.
+    /// Outlier ratio of the observations of tracks born at a depth edge; `nil` without truth or without such
+    /// observations.
     public var depthEdgeOutlierRatio: Double?
+    /// Outlier ratio of the observations of the other tracks; `nil` without truth or without such observations.
     public var otherOutlierRatio: Double?
     /// Empty figures (no frames).
     public init() {}

@@ -641,8 +641,8 @@ public struct PlaneDetector: Sendable {
 struct VerticalNeighbours {
     let radius: Double, maxDz: Double
     private let grid: CellIndex
-    /// The landmarks in the grid's item order, each cell's run sorted by height (ties in the order given).
-    private let sorted: [Vec3]
+    /// The landmarks (W, metres) in the grid's item order, each cell's run sorted by height (ties in the order given).
+    private let byHeight: [Vec3]
 
     init(_ l: [MapLandmark], radius: Double, maxDz: Double) {
         self.radius = radius; self.maxDz = maxDz
@@ -655,7 +655,7 @@ struct VerticalNeighbours {
             byHeight += run.sorted { (points[$0].z, $0) < (points[$1].z, $1) }.map { points[$0] }
         }
         self.grid = grid
-        sorted = byHeight
+        self.byHeight = byHeight
     }
 
     static func key(_ p: Vec3, _ radius: Double) -> SIMD2<Int> {
@@ -670,7 +670,7 @@ struct VerticalNeighbours {
         // The height windows are searched 1 nm wider than the test, which is then applied exactly as written.
         let slack = 1e-9
         var above = false, below = false
-        return sorted.withUnsafeBufferPointer { pts -> Bool in
+        return byHeight.withUnsafeBufferPointer { pts -> Bool in
             func lowerBound(_ span: Range<Int>, _ z: Double) -> Int {
                 var lo = span.lowerBound, hi = span.upperBound
                 while lo < hi { let mid = (lo + hi) >> 1; if pts[mid].z < z { lo = mid + 1 } else { hi = mid } }
