@@ -35,6 +35,7 @@ public enum Settings {
         .word("frontend.essentialEstimator", ["ransac", "usac"], "The five-point RANSAC variant. `.usac` (OpenCV's USAC) cuts the frontend's median time by about 0.4 ms per 752×480 frame (of about 2 ms) but picks different inliers; on the 60 s simulated rooms it changed ATE by −3 % (mono from rest), +11 % (stereo), +5 % (moving start), −3 % (shake), so the default stays the classic `.ransac`.",
               get: { $0.frontend.essentialEstimator == .ransac ? "ransac" : "usac" },
               set: { o, w in o.frontend.essentialEstimator = w == "ransac" ? .ransac : .usac }),
+        .int("frontend.stereoSeededLevels", \.frontend.stereoSeededLevels, "Stereo: a track matched in the previous frame is looked for at its old disparity from this pyramid level (0 = full resolution only) instead of the coarsest.", 0...8),
         .int("frontend.stereoWindow", \.frontend.stereoWindow, "Stereo: KLT window side for the left-to-right match, pixels (odd). Larger than the temporal window: the two views differ by the baseline and the cameras' responses.", 1...Int64(Int32.max)),
         .double("frontend.stereoEpipolarThresholdPx", \.frontend.stereoEpipolarThresholdPx, "Stereo: largest distance of the right point from the epipolar line of the left one, pixels."),
         .bool("frontend.stereoPhotometricAlignment", \.frontend.stereoPhotometricAlignment, "Stereo: map the right image's intensities by a global gain and offset so its mean and spread match the left image's before matching (the cameras' exposures differ, as on EuRoC)."),

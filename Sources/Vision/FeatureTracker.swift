@@ -41,6 +41,8 @@ public final class FeatureTracker {
         var age: Int
         /// Right pixel minus left pixel at the last stereo match (seeds the next one).
         var stereoOffset: SIMD2<Float>?
+        /// Whether the last stereo match attempt found it (its offset is then searched near, at full resolution).
+        var stereoFoundLast = false
         var right: (pixel: Vec2, normalized: Vec2)?
         /// Normalised positions in the last frames up to the current one, oldest first (at most
         /// `longBaselineFrames`; `history[0]` is that many frames before the next one when full).
@@ -290,13 +292,17 @@ public final class FeatureTracker {
             return t.pixel
         }
         let matches = try stereo.match(leftPyramid: left, rightPyramid: right, points: points,
-                                       normalized: tracks.map(\.normalized), guesses: guesses)
+                                       normalized: tracks.map(\.normalized), guesses: guesses,
+                                       seeded: tracks.map { $0.stereoOffset != nil && $0.stereoFoundLast })
         for i in tracks.indices {
             tracks[i].right = matches[i]
             if let m = matches[i] {
                 tracks[i].stereoOffset = SIMD2(Float(m.pixel.x), Float(m.pixel.y)) - tracks[i].pixel
                 stats.stereoMatched += 1
             }
+            // A track not found (perhaps searched near its old disparity only) is searched from the coarsest level
+            // next time, from the same guess.
+            tracks[i].stereoFoundLast = matches[i] != nil
         }
     }
 }

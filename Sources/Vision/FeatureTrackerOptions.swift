@@ -85,6 +85,11 @@ public struct FeatureTrackerOptions: Equatable, Sendable {
     /// Stereo: KLT window side for the left-to-right match, pixels (odd). Larger than the temporal
     /// window: the two views differ by the baseline and the cameras' responses.
     public var stereoWindow: Int = 15
+    /// Stereo: a track matched in the previous frame is looked for at its old disparity from this pyramid level
+    /// (0 = full resolution only) instead of `kltLevels`, since its disparity changes by a pixel or two between
+    /// frames and the coarse levels cost about as much per point as the fine one; a track not found so is searched
+    /// from the coarsest level in the next frame (from the same guess). `kltLevels` or more searches every track from the coarsest level.
+    public var stereoSeededLevels: Int = 0
     /// Stereo: largest distance of the right point from the epipolar line of the left one, pixels.
     public var stereoEpipolarThresholdPx: Double = 1.5
     /// Stereo: map the right image's intensities by a global gain and offset so its mean and spread
@@ -120,6 +125,7 @@ public struct FeatureTrackerOptions: Equatable, Sendable {
             throw bad("forward-backward threshold must be > 0 pixels")
         }
         guard ransacThresholdPx > 0, ransacThresholdPx.isFinite else { throw bad("RANSAC threshold must be > 0 pixels") }
+        guard (0...8).contains(stereoSeededLevels) else { throw bad("stereo seeded levels must be in 0...8 (got \(stereoSeededLevels))") }
         guard stereoWindow >= 3, stereoWindow % 2 == 1 else { throw bad("stereo window must be odd and >= 3 (got \(stereoWindow))") }
         guard stereoEpipolarThresholdPx > 0, stereoEpipolarThresholdPx.isFinite else {
             throw bad("stereo epipolar threshold must be > 0 pixels")

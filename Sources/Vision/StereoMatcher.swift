@@ -13,6 +13,7 @@ struct StereoMatcher {
     let epipolarThreshold: Double
     let minDepth: Double
     let backThreshold: Double
+    let seededMaxLevel: Int
     let flow: OpticalFlow.Parameters
 
     init(left: CameraCalibration, right: CameraCalibration, options: FeatureTrackerOptions, flow: OpticalFlow.Parameters) {
@@ -24,6 +25,7 @@ struct StereoMatcher {
         epipolarThreshold = options.stereoEpipolarThresholdPx / f
         minDepth = options.stereoMinDepth
         backThreshold = options.forwardBackwardThreshold * 2
+        seededMaxLevel = options.stereoSeededLevels
         self.flow = flow
     }
 
@@ -33,12 +35,13 @@ struct StereoMatcher {
         return right.project(T_C1_C0.rotation * b)
     }
 
-    /// One match per left point: the right pixel and its normalised coordinates, or `nil`.
+    /// One match per left point: the right pixel and its normalised coordinates, or `nil`. A point whose guess is
+    /// `seeded` (its own match in the previous frame, moved with it) starts KLT at pyramid level `seededMaxLevel`
+    /// instead of the coarsest: its disparity changes by a fraction of a pixel between frames.
     func match(leftPyramid: ImagePyramid, rightPyramid: ImagePyramid, points: [SIMD2<Float>],
-               normalized: [Vec2], guesses: [SIMD2<Float>]) throws -> [(pixel: Vec2, normalized: Vec2)?] {
+               normalized: [Vec2], guesses: [SIMD2<Float>], seeded: [Bool]) throws -> [(pixel: Vec2, normalized: Vec2)?] {
         guard !points.isEmpty else { return [] }
-        let forward = try OpticalFlow.track(from: leftPyramid, to: rightPyramid, points: points,
-                                            initialGuesses: guesses, parameters: flow)
+        let forward = try track(leftPyramid, rightPyramid, points: points, guesses: guesses, seeded: seeded)
         let found = forward.indices.filter { forward[$0].found && inside(forward[$0].position) }
         var backFlow = flow
         backFlow.maxLevel = min(flow.maxLevel, 1) // starts at the left point: a good match returns within a pixel
@@ -55,6 +58,24 @@ struct StereoMatcher {
             result[i] = (pixel, xr)
         }
         return result
+    }
+
+    /// Forward KLT, the seeded points from `seededMaxLevel` and the others from the coarsest level, in `points`' order.
+    private func track(_ left: ImagePyramid, _ right: ImagePyramid, points: [SIMD2<Float>], guesses: [SIMD2<Float>],
+                       seeded: [Bool]) throws -> [TrackedPoint] {
+        var fine = flow
+        fine.maxLevel = min(flow.maxLevel, seededMaxLevel)
+        guard fine.maxLevel < flow.maxLevel, seeded.contains(true) else {
+            return try OpticalFlow.track(from: left, to: right, points: points, initialGuesses: guesses, parameters: flow)
+        }
+        let a = points.indices.filter { seeded[$0] }, b = points.indices.filter { !seeded[$0] }
+        var out = [TrackedPoint?](repeating: nil, count: points.count)
+        for (set, parameters) in [(a, fine), (b, flow)] where !set.isEmpty {
+            let tracked = try OpticalFlow.track(from: left, to: right, points: set.map { points[$0] },
+                                                initialGuesses: set.map { guesses[$0] }, parameters: parameters)
+            for (k, i) in set.enumerated() { out[i] = tracked[k] }
+        }
+        return out.map { $0! }
     }
 
     private func inside(_ p: SIMD2<Float>) -> Bool {

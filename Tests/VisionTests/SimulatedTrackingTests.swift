@@ -156,6 +156,71 @@ struct SimulatedTrackingTests {
         #expect(Double(errors.filter { $0 > 2 }.count) / Double(errors.count) <= 0.01)
     }
 
+    /// Stereo matches per frame (matched features, total features) and the right pixels' errors against the truth.
+    static func stereoRun(_ seq: SimulatedSequence, frames: Range<Int>, options: FeatureTrackerOptions,
+                          right image: (Int) -> GrayImage) throws -> [(matched: Int, total: Int, errors: [Double])] {
+        let right = try #require(seq.right)
+        let tracker = try FeatureTracker(camera: seq.left, rightCamera: right, options: options)
+        return try frames.map { k in
+            let R = k > frames.lowerBound ? seq.R_Cnew_Cold(from: k - 1, to: k) : nil
+            let result = try tracker.track(seq.image(k), right: image(k), t_ns: seq.stamp(k), R_Cnew_Cold: R)
+            let T_W_C0 = seq.T_W_C(k), T_C1_W = seq.T_W_C(k, camera: 1).inverse
+            var errors: [Double] = []
+            for f in result.features {
+                guard let r = f.rightPixel,
+                      let p_W = seq.raycast(T_W_C0.translation, T_W_C0.rotation * Vec3(f.normalized.x, f.normalized.y, 1)),
+                      let truth = right.model.project(T_C1_W * p_W) else { continue }
+                errors.append((truth - r).norm)
+            }
+            return (result.features.filter { $0.rightPixel != nil }.count, result.features.count, errors)
+        }
+    }
+
+    @Test func seededStereoSearchAtFullResolutionMatchesAsWellAsThePyramid() throws {
+        // A track matched in the last frame is searched at full resolution only, from its old disparity.
+        let seq = try SimulatedSequence(stereo: true, startTime: 3)
+        var seededOnly = FeatureTrackerOptions(), pyramid = FeatureTrackerOptions()
+        seededOnly.stereoSeededLevels = 0
+        pyramid.stereoSeededLevels = pyramid.kltLevels
+        let a = try Self.stereoRun(seq, frames: 0..<20, options: seededOnly) { seq.image($0, camera: 1) }
+        let b = try Self.stereoRun(seq, frames: 0..<20, options: pyramid) { seq.image($0, camera: 1) }
+        let matchedA = a.map(\.matched).reduce(0, +), matchedB = b.map(\.matched).reduce(0, +)
+        #expect(Double(matchedA) >= 0.97 * Double(matchedB), "\(matchedA) against \(matchedB)")
+        for run in [a, b] {
+            let errors = run.flatMap(\.errors).sorted()
+            #expect(errors[errors.count / 2] <= 0.3)
+            #expect(Double(errors.filter { $0 > 2 }.count) / Double(errors.count) <= 0.01)
+        }
+    }
+
+    @Test func aTrackNotFoundNearItsOldDisparityIsSearchedWholeNextFrame() throws {
+        // From frame 10 the right image moves 24 px to the left: every disparity jumps beyond a full-resolution
+        // search's reach, so frame 10 loses the seeded matches; from frame 11 the tracks are searched from the
+        // coarsest level again and match as often as with the whole pyramid every frame (about half: the shift
+        // moves points off their epipolar lines and out of the image).
+        let seq = try SimulatedSequence(stereo: true, startTime: 3)
+        func shifted(_ k: Int) -> GrayImage {
+            let image = seq.image(k, camera: 1)
+            guard k >= 10 else { return image }
+            var out = image
+            for y in 0..<image.height { for x in 0..<image.width {
+                out.pixels[y * image.width + x] = image.pixels[y * image.width + min(image.width - 1, x + 24)]
+            } }
+            return out
+        }
+        var seededOnly = FeatureTrackerOptions(), pyramid = FeatureTrackerOptions()
+        seededOnly.stereoSeededLevels = 0
+        pyramid.stereoSeededLevels = pyramid.kltLevels
+        let share = try Self.stereoRun(seq, frames: 0..<14, options: seededOnly, right: shifted).map { Double($0.matched) / Double($0.total) }
+        let reference = try Self.stereoRun(seq, frames: 0..<14, options: pyramid, right: shifted).map { Double($0.matched) / Double($0.total) }
+        #expect(share[9] >= 0.9, "\(share)")
+        #expect(share[10] < 0.1, "\(share)")
+        for k in 11..<14 {
+            #expect(share[k] >= 0.4, "\(share)")
+            #expect(share[k] >= reference[k] - 0.03, "\(share) against \(reference)")
+        }
+    }
+
     @Test func maskExcludesFeatures() throws {
         let seq = try SimulatedSequence(startTime: 3)
         var mask = GrayImage(width: 752, height: 480, fill: 255)
