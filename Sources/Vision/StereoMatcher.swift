@@ -44,7 +44,7 @@ struct StereoMatcher {
         let forward = try track(leftPyramid, rightPyramid, points: points, guesses: guesses, seeded: seeded)
         let found = forward.indices.filter { forward[$0].found && inside(forward[$0].position) }
         var backFlow = flow
-        backFlow.maxLevel = min(flow.maxLevel, 1) // starts at the left point: a good match returns within a pixel
+        backFlow.maxLevel = 0 // starts at the left point: a good match returns within a pixel
         let back = try OpticalFlow.track(from: rightPyramid, to: leftPyramid, points: found.map { forward[$0].position },
                                          initialGuesses: found.map { points[$0] }, parameters: backFlow)
         var result = [(pixel: Vec2, normalized: Vec2)?](repeating: nil, count: points.count)
