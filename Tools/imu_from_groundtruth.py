@@ -3,6 +3,7 @@
 IMU and everything else (the flight, the images, the estimator).
 
     Tools/imu_from_groundtruth.py SRC DST [--residual none|low|high|all] [--split-hz 5] [--gravity 9.81]
+                                  [--accel-gain G]
     Tools/imu_from_groundtruth.py SRC --report [--split-hz 5]
 
 The ground truth's poses (mav0/state_groundtruth_estimate0: the body, which EuRoC's ground truth and
@@ -18,8 +19,15 @@ ground truth's span are left out. --residual adds part of the real IMU's disagre
 (real − synthetic, per axis): `low` its part below --split-hz (zero-phase 4th-order Butterworth: biases, their
 drift, anything slow), `high` the rest (vibration), `all` both (the real IMU again, up to the last digit: a check).
 
+--accel-gain G multiplies the synthesised accelerometer's motion part (the specific force less gravity's share,
+R_W_Bᵀ a_W) by G before any residual is added: a sensor whose gain on the motion is off, as the real IMU's may be.
+
 DST gets symlinks to everything in SRC except mav0/imu0/data.csv (nothing in SRC is written); DST must not exist.
---report writes nothing and prints the real IMU's residual per frequency band and axis, and its mean.
+--report writes nothing and prints the real IMU's residual per frequency band and axis, its mean, and its gain on the
+motion: per world axis, the velocity change the IMU integrates over 1 s windows (every 0.5 s; its mean residual
+removed as a bias, rotated by the ground truth's attitude) regressed on the ground truth's, both ways round. Noise
+in either side pulls its own regression's slope towards zero, so the true gain lies between the two figures. When
+the ground truth carries an accelerometer bias (EuRoC's b_a columns) the gain is printed again with that bias.
 """
 import argparse
 import os
@@ -85,7 +93,30 @@ def synthesise(src, gravity):
     R_W_B = orientations(s)
     gyro = (orientations(s - h / 2).inv() * orientations(s + h / 2)).as_rotvec() / h
     accel = R_W_B.inv().apply(positions(s, 2) + np.array([0.0, 0.0, gravity]))
-    return header, t_imu[inside], imu[inside, 0:6], np.hstack([gyro, accel])
+    # The ground truth's own accelerometer bias (EuRoC's columns 14–16), at the IMU rows, when it has one.
+    bias = None
+    if gt.shape[1] >= 16:
+        bias = np.stack([np.interp(t_imu[inside], t_gt, gt[:, 13 + j]) for j in range(3)], axis=1)
+    return header, t_imu[inside], imu[inside, 0:6], np.hstack([gyro, accel]), R_W_B, bias
+
+
+def motion_gain(real, synthetic, R_W_B, rate_hz, window_s=1.0, bias=None):
+    """Per world axis, (slope of the real IMU's velocity changes on the synthetic's, inverse of the reverse slope)
+    over windows of `window_s` every half window; `bias` (per row, body frame) is taken out first, or else the real
+    IMU's mean residual."""
+    if bias is None:
+        bias = (real[:, 3:] - synthetic[:, 3:]).mean(0)
+    a_real = R_W_B.apply(real[:, 3:] - bias) / rate_hz
+    a_true = R_W_B.apply(synthetic[:, 3:]) / rate_hz
+    n, step = int(round(window_s * rate_hz)), int(round(window_s * rate_hz / 2))
+    starts = range(0, len(real) - n + 1, step)
+    dv_real = np.array([a_real[i:i + n].sum(0) for i in starts])
+    dv_true = np.array([a_true[i:i + n].sum(0) for i in starts])
+    dv_real -= dv_real.mean(0)  # gravity's and the bias's constant share
+    dv_true -= dv_true.mean(0)
+    forward = (dv_real * dv_true).sum(0) / (dv_true ** 2).sum(0)
+    reverse = (dv_real ** 2).sum(0) / (dv_real * dv_true).sum(0)
+    return forward, reverse, len(dv_true)
 
 
 def split(residual, split_hz, rate_hz):
@@ -97,7 +128,7 @@ def split(residual, split_hz, rate_hz):
     return low, residual - low
 
 
-def report(real, synthetic, rate_hz):
+def report(real, synthetic, R_W_B, rate_hz, gt_bias=None):
     residual = real - synthetic
     print(f"real IMU − IMU synthesised from the ground truth, {len(real)} rows at {rate_hz:.0f} Hz")
     print("mean (bias-like): gyro " + " ".join(f"{v:+.4f}" for v in residual[:, :3].mean(0)) + " rad/s, accel "
@@ -111,6 +142,13 @@ def report(real, synthetic, rate_hz):
         rms = np.sqrt(p[sel].sum(0) * df)
         print(f"{lo:5.1f}–{hi:5.1f} Hz   " + " ".join(f"{v:8.4f}" for v in rms[:3]) + "    "
               + " ".join(f"{v:8.4f}" for v in rms[3:]))
+    for label, bias in [("", None), (", the ground truth's accelerometer bias", gt_bias)]:
+        if label and bias is None:
+            continue
+        forward, reverse, windows = motion_gain(real, synthetic, R_W_B, rate_hz, bias=bias)
+        print(f"motion gain (velocity change over 1 s, real against the ground truth, both regressions; {windows} "
+              f"windows{label}): " + ", ".join(f"{axis} {lo:.4f}–{hi:.4f}" for axis, lo, hi in
+                                               zip("xyz", np.minimum(forward, reverse), np.maximum(forward, reverse))))
 
 
 def write_copy(src, dst, header, stamps, rows):
@@ -138,6 +176,8 @@ def main():
                     help="part of the real IMU's residual to add (default none: a perfect IMU)")
     ap.add_argument("--split-hz", type=float, default=5.0, help="frequency that splits low from high (default 5)")
     ap.add_argument("--gravity", type=float, default=9.81, help="gravity, m/s² (default 9.81, as the estimator)")
+    ap.add_argument("--accel-gain", type=float, default=1.0,
+                    help="gain on the synthesised accelerometer's motion part (default 1: none)")
     ap.add_argument("--report", action="store_true", help="print the residual per band instead of writing")
     a = ap.parse_args()
     if not os.path.isdir(os.path.join(a.src, "mav0")):
@@ -146,17 +186,26 @@ def main():
         fail("give DST to write a copy, or --report alone")
     if a.dst is not None and os.path.lexists(a.dst):
         fail(f"{a.dst} exists; choose a new folder")
-    header, stamps, real, synthetic = synthesise(a.src, a.gravity)
+    if not (np.isfinite(a.accel_gain) and 0.5 <= a.accel_gain <= 1.5):
+        fail(f"--accel-gain must lie between 0.5 and 1.5 (got {a.accel_gain:g})")
+    if a.report and a.accel_gain != 1.0:
+        fail("--accel-gain shapes a copy; --report measures the source as it is")
+    header, stamps, real, synthetic, R_W_B, gt_bias = synthesise(a.src, a.gravity)
     rate_hz = 1e9 / np.median(np.diff(stamps))
     if a.report:
-        report(real, synthetic, rate_hz)
+        report(real, synthetic, R_W_B, rate_hz, gt_bias)
         return
+    if a.accel_gain != 1.0:
+        gravity_B = R_W_B.inv().apply(np.array([0.0, 0.0, a.gravity]))
+        synthetic = synthetic.copy()
+        synthetic[:, 3:] = a.accel_gain * (synthetic[:, 3:] - gravity_B) + gravity_B
     rows = synthetic
     if a.residual != "none":
         low, high = split(real - synthetic, a.split_hz, rate_hz)
         rows = synthetic + {"low": low, "high": high, "all": real - synthetic}[a.residual]
     write_copy(a.src, a.dst, header, stamps, rows)
     print(f"imu_from_groundtruth: {a.dst}: {len(stamps)} IMU rows synthesised"
+          + ("" if a.accel_gain == 1.0 else f", motion gain {a.accel_gain:g}")
           + ("" if a.residual == "none" else f" + the real residual ({a.residual}, split at {a.split_hz:g} Hz)"),
           file=sys.stderr)
 
