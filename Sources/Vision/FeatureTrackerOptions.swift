@@ -88,7 +88,8 @@ public struct FeatureTrackerOptions: Equatable, Sendable {
     /// Stereo: a track matched in the previous frame is looked for at its old disparity from this pyramid level
     /// (0 = full resolution only) instead of `kltLevels`, since its disparity changes by a pixel or two between
     /// frames and the coarse levels cost about as much per point as the fine one; a track not found so is searched
-    /// from the coarsest level in the next frame (from the same guess). `kltLevels` or more searches every track from the coarsest level.
+    /// from the coarsest level in the next frame (from the same guess). `kltLevels` or more searches every track
+    /// from the coarsest level.
     public var stereoSeededLevels: Int = 0
     /// Stereo: largest distance of the right point from the epipolar line of the left one, pixels.
     public var stereoEpipolarThresholdPx: Double = 1.5

@@ -37,7 +37,7 @@ struct StereoMatcher {
 
     /// One match per left point: the right pixel and its normalised coordinates, or `nil`. A point whose guess is
     /// `seeded` (its own match in the previous frame, moved with it) starts KLT at pyramid level `seededMaxLevel`
-    /// instead of the coarsest: its disparity changes by a fraction of a pixel between frames.
+    /// instead of the coarsest: its disparity changes by a pixel or two between frames.
     func match(leftPyramid: ImagePyramid, rightPyramid: ImagePyramid, points: [SIMD2<Float>],
                normalized: [Vec2], guesses: [SIMD2<Float>], seeded: [Bool]) throws -> [(pixel: Vec2, normalized: Vec2)?] {
         guard !points.isEmpty else { return [] }
