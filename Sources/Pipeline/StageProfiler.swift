@@ -96,10 +96,12 @@ public final class StageProfiler {
     /// statistics instead of showing a row of zeros.
     private var used = Set<PipelineStage>()
 
-    /// Closes the current frame: its stage times become one sample each (after the warm-up).
-    public func endFrame() {
+    /// Closes the current frame: its stage times become one sample each (after the warm-up). `t_ns`, the frame's
+    /// time stamp (ns), labels the frame in `perFrameCSV()`.
+    public func endFrame(t_ns: Int64? = nil) {
         defer { current.removeAll(keepingCapacity: true); frameCount += 1 }
         guard frameCount >= warmupFrames else { return }
+        frameTimes.append(t_ns)
         var total: UInt64 = 0
         for stage in PipelineStage.allCases {
             let ns = current[stage] ?? 0
@@ -110,6 +112,24 @@ public final class StageProfiler {
     }
 
     private var totalSamples: [Double] = []
+    /// The recorded frames' time stamps, ns (nil where `endFrame` was not given one).
+    private var frameTimes: [Int64?] = []
+
+    /// Every recorded frame's stage times as CSV, one line per frame after the warm-up, for finding the slow frames:
+    /// `t_ns` (empty when unknown), one column per measured stage in pipeline order (`<stage>_ms`), `total_ms` (the
+    /// tracking thread's stages; `planeWorker` runs on its own thread and is not in it). Milliseconds with three
+    /// decimals.
+    public func perFrameCSV() -> String {
+        let stages = PipelineStage.allCases.filter { used.contains($0) }
+        var text = "t_ns," + stages.map { "\($0.rawValue)_ms" }.joined(separator: ",") + ",total_ms\n"
+        for (i, t) in frameTimes.enumerated() {
+            var fields = [t.map(String.init) ?? ""]
+            for stage in stages { fields.append(String(format: "%.3f", samples[stage]?[i] ?? 0)) }
+            fields.append(String(format: "%.3f", totalSamples[i]))
+            text += fields.joined(separator: ",") + "\n"
+        }
+        return text
+    }
 
     /// Statistics per stage, in pipeline order.
     public var statistics: [StageStatistics] {

@@ -363,7 +363,7 @@ public final class TrackingPipeline {
                 for writer in writers { try writer.write(records) }
                 return records
             }
-            profiler.endFrame()
+            profiler.endFrame(t_ns: left.t_ns)
 
             frameCount += 1
             stateCounts[estimate.trackingState.description, default: 0] += 1

@@ -102,6 +102,9 @@ struct RunCommand: ParsableCommand {
     @Flag(help: "Print per-stage timing (median, p90, p99, max per frame) to stderr at the end.")
     var profile = false
 
+    @Option(name: .customLong("profile-frames"), help: "Write every frame's stage times (CPU ms of the tracking thread, as --profile measures them) to this CSV file at the end: t_ns, one column per stage, total_ms; for finding the slow frames (refuses to overwrite; see --force).")
+    var profileFrames: String?
+
     @Flag(help: "Do not write the JSON-Lines stream (useful with --trajectory or --profile).")
     var noStream = false
 
@@ -132,7 +135,7 @@ struct RunCommand: ParsableCommand {
     @Option(name: .customLong("load-map"), help: "Relocalise in a world map written by --save-map: the run reports limited(relocalizing) until it finds the map, then its poses, planes and anchors in the map's world frame; the map's anchors come back as anchor.added.")
     var loadMap: String?
 
-    @Flag(help: "Allow --trajectory, --summary-json, --mcap and --save-map to replace existing files.")
+    @Flag(help: "Allow --trajectory, --summary-json, --mcap, --save-map and --profile-frames to replace existing files.")
     var force = false
 
     func validate() throws {
@@ -156,7 +159,7 @@ struct RunCommand: ParsableCommand {
         if noMapReuse && (saveMap != nil || loadMap != nil) {
             throw CLIError.badInput("--save-map and --load-map need map reuse: drop --no-map-reuse")
         }
-        let outputs = [("--trajectory", trajectory), ("--summary-json", summaryJSON), ("--mcap", mcap), ("--save-map", saveMap)].compactMap { o in o.1.map { (o.0, $0) } }
+        let outputs = [("--trajectory", trajectory), ("--summary-json", summaryJSON), ("--mcap", mcap), ("--save-map", saveMap), ("--profile-frames", profileFrames)].compactMap { o in o.1.map { (o.0, $0) } }
         for (option, path) in outputs { try OutputPath.checkFile(path, option: option, force: force) }
         for (i, a) in outputs.enumerated() {
             for b in outputs[(i + 1)...] where URL(fileURLWithPath: a.1).standardizedFileURL == URL(fileURLWithPath: b.1).standardizedFileURL {
@@ -297,6 +300,13 @@ struct RunCommand: ParsableCommand {
         let keptNote = trajectory.map { " (\($0) keeps the \(kept) poses computed)" } ?? ""
         let outcome = Self.outcome(failure: failure, signal: StopSignal.pending, trajectoryError: trajectoryError,
                                    mcapError: mcapError, childStatus: childStatus, command: pipe, frames: result?.frames ?? 0, note: keptNote)
+        if let profileFrames, result != nil {
+            do {
+                try Data(pipeline.profiler.perFrameCSV().utf8).write(to: URL(fileURLWithPath: profileFrames))
+            } catch {
+                log.warning("could not write \(profileFrames): \(error.localizedDescription)")
+            }
+        }
         if let summaryJSON, let result {
             do {
                 try RunSummaryJSON(result, dataset: path, stopped: outcome?.description, configuration: pipeline.options).write(to: summaryJSON)

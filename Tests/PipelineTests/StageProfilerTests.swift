@@ -32,6 +32,20 @@ struct StageProfilerTests {
         #expect(!profiler.table().contains("mapReuse"))
     }
 
+    @Test("per-frame CSV: one line per frame after the warm-up, its time stamp, the used stages and the total")
+    func perFrameCSV() throws {
+        let profiler = StageProfiler(warmupFrames: 1)
+        profiler.add(.frontend, nanoseconds: 9_000_000); profiler.endFrame(t_ns: 100)   // warm-up: not listed
+        profiler.add(.frontend, nanoseconds: 1_500_000); profiler.add(.update, nanoseconds: 250_000)
+        profiler.add(.planeWorker, nanoseconds: 4_000_000)                               // its own thread: not in the total
+        profiler.endFrame(t_ns: 200)
+        profiler.add(.update, nanoseconds: 1_000); profiler.endFrame()
+        let lines = profiler.perFrameCSV().split(separator: "\n").map(String.init)
+        #expect(lines == ["t_ns,frontend_ms,update_ms,planeWorker_ms,total_ms",
+                          "200,1.500,0.250,4.000,1.750",
+                          ",0.000,0.001,0.000,0.001"])
+    }
+
     @Test("the thread-CPU clock does not count a sleep; the wall clock does")
     func clocks() {
         let cpu = StageProfiler(), wall = StageProfiler(clock: .wall)

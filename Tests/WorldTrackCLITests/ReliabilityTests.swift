@@ -164,6 +164,7 @@ struct ReliabilityTests {
             (["--trajectory", dir.path], "is a folder"),
             (["--trajectory", "/proc/self/est.tum"], "/proc/self"),
             (["--summary-json", dir.path], "is a folder"),
+            (["--profile-frames", dir.path], "is a folder"),
         ]
         for c in cases {
             let run = try ProcessRunner.run(try Self.wt(), ["run", data] + c.args)
