@@ -181,6 +181,35 @@ struct ReliabilityTests {
         #expect(second.stdout.isEmpty && !FileManager.default.fileExists(atPath: tum))
     }
 
+    @Test("--profile-frames: a CSV line per frame after the warm-up, in time order, stages adding up to the total; an existing file is kept without --force")
+    func profileFrames() throws {
+        let dir = try TemporaryDirectory()
+        let data = try Self.dataset()
+        let csv = dir.path("frames.csv"), tum = dir.path("est.tum")
+        let run = try ProcessRunner.run(try Self.wt(), ["run", data, "--quiet", "--no-stream", "--seconds", "3", "--profile-frames", csv,
+                                                        "--trajectory", tum])
+        #expect(run.status == 0, "\(run.stderr)")
+        let lines = try String(contentsOfFile: csv, encoding: .utf8).split(separator: "\n")
+        let header = lines.first.map { $0.split(separator: ",").map(String.init) } ?? []
+        #expect(header.first == "t_ns" && header.last == "total_ms" && header.contains("frontend_ms") && header.contains("update_ms"))
+        let rows = lines.dropFirst().map { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) }
+        // 3 s at 20 Hz, less the profiler's warm-up frames.
+        #expect(rows.count >= 40 && rows.count <= 61, "\(rows.count) rows")
+        let times = rows.compactMap { Int64($0[0]) }
+        #expect(times.count == rows.count && times == times.sorted() && Set(times).count == times.count)
+        for row in rows {
+            let values = row.dropFirst().map { Double($0) ?? -1 }
+            #expect(values.allSatisfy { $0 >= 0 })
+            // The tracking thread's stages add up to the total (planeWorker, on its own thread, is not in it).
+            let tracking = zip(header.dropFirst(), values).filter { $0.0 != "total_ms" && $0.0 != "planeWorker_ms" }.map(\.1)
+            #expect(abs(tracking.reduce(0, +) - values.last!) < 0.001 * Double(tracking.count) + 1e-9)
+        }
+        let before = try Data(contentsOf: URL(fileURLWithPath: csv))
+        let again = try ProcessRunner.run(try Self.wt(), ["run", data, "--quiet", "--no-stream", "--seconds", "1", "--profile-frames", csv])
+        #expect(again.status == 2 && again.stderr.contains(csv), "\(again.stderr)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: csv)) == before)
+    }
+
     @Test("--pipe false and --pipe nonexistent_cmd: the command and its status, or 'not found'; never a Foundation error")
     func pipeStartFailures() throws {
         let data = try Self.dataset()
