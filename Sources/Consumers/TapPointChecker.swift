@@ -27,6 +27,7 @@ public enum TapPointVerdict: Equatable {
 ///    0.30 m on the V1_01 render, stereo) or another top's extension;
 /// 1c. **top rims from above**: a hit on a vertical plane's extension above its mapped top edge, on a ray coming
 ///    down from above that edge, fails (`overTopRim`): the ray passed over a face's rim towards the top behind it;
+///    so does one near that edge on a ray coming down too shallowly for a top behind the rim to be measured;
 /// 2. **depth agreement**: of the landmarks within `rayRadius_px` of the ray, at least one lies at the hit's depth
 ///    (within its own 3 σ, the hit surface's σ, and what the ray's angular width spans on an oblique surface), when
 ///    there are at least `minLandmarks` of them, unless the hit's plane has landmarks of its own around the hit; and
@@ -134,6 +135,13 @@ public struct TapPointChecker: Equatable, Sendable {
                                   rim.plane as NSString, rim.depth_m, where_ as NSString, describe(hit) as NSString, t))
         }
         if let over = overTopRim(of: hit, ray: ray, frame: frame, tolerance: max(minDepthTolerance_m, 3 * surfaceSigma)) {
+            if over.grazing {
+                let descent = asin(min(1, -ray.direction_W.z)) * 180 / Double.pi
+                return .failed(String(format: "at a top rim seen from just above: the hit on %@ at %.2f m lies %+.2f m from that surface's "
+                                      + "mapped top edge, and the ray comes down %.0f° below the horizontal from %.2f m above it (it may "
+                                      + "pass over the rim onto a top, met more than %.0f° from head-on)",
+                                      describe(hit) as NSString, t, over.above_m, descent, over.cameraAbove_m, maxIncidence_deg))
+            }
             return .failed(String(format: "over a top rim: the hit on %@ at %.2f m lies %.2f m above that surface's mapped top edge, "
                                   + "seen from %.2f m above it (the ray came down past the edge: what it meets there may be the top)",
                                   describe(hit) as NSString, t, over.above_m, over.cameraAbove_m))
@@ -308,15 +316,25 @@ public struct TapPointChecker: Equatable, Sendable {
     /// cabinet's front seen from 20 cm above its top), and what it meets beyond is the top behind the rim, not the
     /// face's extension in the air above it (V1_01 30 s: a cabinet top's far corner measured on the front face's
     /// extension 13 cm above its mapped top, 0.08 m for 0.80 m; the courtyard: a planter's far corner 29 cm above).
-    /// Hits inside the polygon, or below its top, or from a camera under the edge (a wall above head height) are
-    /// not concerned. `nil` when it does not apply.
+    ///
+    /// A ray that comes down at a shallow angle (less than 90° − `maxIncidence_deg` below the horizontal) fails
+    /// within `tolerance` of the mapped top as well (`grazing`): `tolerance` is the face's σ along its normal, which
+    /// says nothing of how far up the face reaches (its polygon is the hull of its landmarks and stops short of the
+    /// rim), and a top behind the rim would be met more obliquely than any surface may be (V1_01 30 s, seeds 4 and
+    /// 5: the cabinet top's far corners, seen from 11 cm above the top at 1.5 m, 4–6° below the horizontal, met the
+    /// front's extension 7–13 cm above its mapped top, inside the face's 14 cm tolerance, and measured 0.075 m for
+    /// 0.80 m). Hits inside the polygon, or well below its top, or from a camera under the edge (a wall above head
+    /// height) are not concerned. `nil` when it does not apply.
     func overTopRim(of hit: RaycastResult, ray: WorldRay, frame: WorldFrame, tolerance: Double)
-        -> (above_m: Double, cameraAbove_m: Double)? {
+        -> (above_m: Double, cameraAbove_m: Double, grazing: Bool)? {
         guard hit.target == .existingPlaneInfinite, hit.alignment == .vertical, ray.direction_W.z < 0, let id = hit.planeId,
               let p = frame.session.planeTracker.plane(id: id), let top = p.boundary.map(\.z).max() else { return nil }
         let above = hit.position_W.z - top, cameraAbove = ray.origin_W.z - top
-        guard above > tolerance, cameraAbove > 0 else { return nil }
-        return (above, cameraAbove)
+        guard cameraAbove > 0 else { return nil }
+        if above > tolerance { return (above, cameraAbove, false) }
+        // The cosine of the incidence on a horizontal top is the ray's descent, −direction.z.
+        if above > -tolerance, -ray.direction_W.z < cos(maxIncidence_deg * Double.pi / 180) { return (above, cameraAbove, true) }
+        return nil
     }
 
     /// True for a hit on the infinite extension of a plane other than the floor: a top or a wall piece ends where
