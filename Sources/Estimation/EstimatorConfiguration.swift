@@ -46,6 +46,17 @@ public struct StateOptions: Equatable, Sendable {
     /// 10–30× the datasheet density) and propagate with the measured densities where they exceed the
     /// calibration's. Off: the calibration's densities as given.
     public var adaptiveIMUNoise: Bool = true
+    /// Mono, with `adaptiveIMUNoise`, once tracking has run `accelRandomWalkWarmup_s`: scale the accelerometer's bias
+    /// random walk by the factor its measured density exceeds the calibration's (on its noisiest axis), as the slow
+    /// error grows with the vibration as the noise does (`IMUNoiseEstimator.effectiveNoise(floor:scaleAccelRandomWalk:)`).
+    /// On a clean IMU the factor is about 1. Mono takes its scale from the accelerometer, so a bias that follows the
+    /// slow error keeps it out of the scale; stereo's scale is the baseline's, and there the bias's freedom only costs
+    /// tilt (docs/ACCURACY.md, "The bias random walk"), so stereo keeps the calibration's random walk.
+    public var adaptiveAccelRandomWalk: Bool = true
+    /// Seconds of tracking (since the filter was initialised) before `adaptiveAccelRandomWalk` applies: until the
+    /// tilt has been told apart from the bias (the body's turns do that), a bias free to wander would keep the start's
+    /// tilt error for good.
+    public var accelRandomWalkWarmup_s: Double = 15
 
     /// The default options.
     public init() {}

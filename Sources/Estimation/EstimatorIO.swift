@@ -90,6 +90,9 @@ public struct EstimatorOutput: Equatable, Sendable {
     /// Camera 0's mounting in use, the pose of camera 0 in B (metres): the calibration's, or its online estimate
     /// (`ExtrinsicOptions`). `T_W_C = T_W_B · T_B_C0`; nil when the producer does not say.
     public var T_B_C0: SE3?
+    /// The accelerometer bias random walk the propagation used for this frame, m/s³/√Hz: the calibration's, or that
+    /// scaled by the measured noise's excess (`StateOptions.adaptiveAccelRandomWalk`); nil when the producer does not say.
+    public var accelRandomWalk: Double?
 
     /// An output record (see the properties for frames and units).
     public init(t_ns: TimestampNs, trackingState: TrackingState, T_W_B: SE3, v_W: Vec3, gyroBias_B: Vec3,

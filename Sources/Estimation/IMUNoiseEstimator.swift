@@ -128,12 +128,26 @@ public struct IMUNoiseEstimator: Sendable {
     }
 
     /// Densities to use: the measured ones, never below `floor`'s (a datasheet or calibration); the floor's
-    /// own values until there is a measurement. Random walks are the floor's.
-    public func effectiveNoise(floor: IMUNoiseModel) -> AxisNoise {
+    /// own values until there is a measurement. The gyroscope's random walk is the floor's. With
+    /// `scaleAccelRandomWalk` the accelerometer's random walk is the floor's times the factor by which its
+    /// measured density exceeds the floor's on its noisiest axis (at least 1), else the floor's.
+    ///
+    /// Why the accelerometer's random walk follows its noise: a datasheet's random walk, like its density, is the
+    /// sensor still on a bench. On a vehicle the accelerometer's slow error is larger by about the same factor as
+    /// its white noise: on EuRoC's MAV the real ADIS16448 disagrees with the flight by 0.02–0.03 m/s² at 0.1–5 Hz,
+    /// ten times its bias instability, while its density is measured 15–25× the datasheet's (vibration, and its
+    /// rectification as the thrust changes). A filter that keeps the bench's random walk holds the bias still
+    /// and takes that error as motion, which in mono is the scale (docs/ACCURACY.md, "The bias random walk"). The
+    /// estimator applies it in mono only, after a warm-up (`StateOptions.adaptiveAccelRandomWalk`).
+    public func effectiveNoise(floor: IMUNoiseModel, scaleAccelRandomWalk: Bool = false) -> AxisNoise {
         var out = AxisNoise(floor)
         if let m = measured {
             out.gyroDensity_B = pointwiseMax(out.gyroDensity_B, m.gyro_B)
             out.accelDensity_B = pointwiseMax(out.accelDensity_B, m.accel_B)
+            if scaleAccelRandomWalk, floor.accelerometerNoiseDensity > 0 {
+                let a = out.accelDensity_B
+                out.accelRandomWalk *= max(1, max(a.x, a.y, a.z) / floor.accelerometerNoiseDensity)
+            }
         }
         return out
     }

@@ -31,6 +31,8 @@ public final class VIOEstimator {
     /// The inertial state's first estimate at the filter's time: the propagated value before the update.
     private var imuFirstEstimate: IMUState?
     private var filter: FilterState?
+    /// When the filter was (last) initialised, ns: starts `state.accelRandomWalkWarmup_s`.
+    private var initialized_ns: TimestampNs?
     private var features = FeatureDatabase()
     /// Static or dynamic initialisation, with its window of recent frames.
     private var initializer: InertialInitializer
@@ -134,7 +136,12 @@ public final class VIOEstimator {
 
         guard !buffer.isEmpty else { return output(frame.t_ns, state: .notAvailable, diag: diag) }
 
-        if let estimator = noiseEstimator { propagator.noise = estimator.effectiveNoise(floor: imu.noise) }
+        if filter == nil { initialized_ns = nil } else if initialized_ns == nil { initialized_ns = frame.t_ns }
+        if let estimator = noiseEstimator {
+            let warm = initialized_ns.map { frame.t_ns - $0 >= Time.nanoseconds(configuration.state.accelRandomWalkWarmup_s) } ?? false
+            propagator.noise = estimator.effectiveNoise(floor: imu.noise,
+                                                        scaleAccelRandomWalk: configuration.state.adaptiveAccelRandomWalk && cameras.count == 1 && warm)
+        }
         guard var state = filter else {
             if initialize(frame, disparity: disparity, diag: &diag) { return finish(frame, diag: &diag) }
             return output(frame.t_ns, state: .limited(relocalizing ? .relocalizing : .initializing), diag: diag)
@@ -234,6 +241,7 @@ public final class VIOEstimator {
                                   landmarks: last.landmarks, poseTime_ns: state.imu.t_ns, timeOffset_s: state.timeOffset_s,
                                   T_B_C0: mounting(state))
         out.orientationStd_rad = state.orientationStd
+        out.accelRandomWalk = last.accelRandomWalk
         lastOutput = out
         return (out, result)
     }
@@ -288,7 +296,7 @@ public final class VIOEstimator {
         if let e = noiseEstimator { noiseEstimator = IMUNoiseEstimator(blockSamples: e.blockSamples, windowBlocks: e.windowBlocks,
                                                                        minimumBlocks: e.minimumBlocks) }
         propagator.noise = AxisNoise(imu.noise)
-        lastFrameTime = nil; relocalizing = false; failedStreak = 0; lastGood = nil; lastOutput = nil
+        lastFrameTime = nil; initialized_ns = nil; relocalizing = false; failedStreak = 0; lastGood = nil; lastOutput = nil
         lastGoodTimeOffset_s = nil; lastGoodMounting = nil; lastGapFrame_ns = nil; gapBridged_s = 0; preGapPositionStd = nil
     }
 
@@ -447,6 +455,7 @@ public final class VIOEstimator {
                                   accelBias_B: s.accelBias_B, T_W_C: s.T_W_B * T_B_C0,
                                   positionStd_m: .infinity, landmarks: [], T_B_C0: T_B_C0)
         }
+        out.accelRandomWalk = propagator.noise.accelRandomWalk
         lastOutput = out
         return out
     }

@@ -55,6 +55,27 @@ import TestSupport
         #expect(e.effectiveNoise(floor: .euroc) == AxisNoise(.euroc))
     }
 
+    @Test("the accelerometer's random walk scales with its measured density's excess, on the noisiest axis, only when asked")
+    func accelRandomWalkFollowsTheMeasuredDensity() throws {
+        let floor = IMUNoiseModel.euroc
+        // Vibration 20× the datasheet's accelerometer density (EuRoC's MAV in flight measures 15–25×).
+        var e = IMUNoiseEstimator(frameInterval: 0.05, imuRate_hz: 200)
+        for s in Self.samples(seconds: 20, noise: Self.vibration(gyro: 5e-3, accel: 20 * floor.accelerometerNoiseDensity)) { e.add(s) }
+        let m = try #require(e.measured)
+        let plain = e.effectiveNoise(floor: floor), scaled = e.effectiveNoise(floor: floor, scaleAccelRandomWalk: true)
+        #expect(plain.accelRandomWalk == floor.accelerometerRandomWalk && plain.gyroRandomWalk == floor.gyroscopeRandomWalk)
+        let factor = m.accel_B.max() / floor.accelerometerNoiseDensity
+        #expect(abs(factor / 20 - 1) < 0.15, "measured excess \(factor)")
+        #expect(abs(scaled.accelRandomWalk / (floor.accelerometerRandomWalk * factor) - 1) < 1e-12)
+        // The rest is untouched: the densities, and the gyroscope's random walk.
+        #expect(scaled.gyroRandomWalk == plain.gyroRandomWalk && scaled.accelDensity_B == plain.accelDensity_B
+                && scaled.gyroDensity_B == plain.gyroDensity_B)
+        // A clean IMU (measured under the datasheet) keeps the datasheet's random walk: the factor never falls below 1.
+        var clean = IMUNoiseEstimator(frameInterval: 0.05, imuRate_hz: 200)
+        for s in Self.samples(seconds: 20, noise: Self.vibration(gyro: 1e-5, accel: 1e-4)) { clean.add(s) }
+        #expect(clean.effectiveNoise(floor: floor, scaleAccelRandomWalk: true).accelRandomWalk == floor.accelerometerRandomWalk)
+    }
+
     @Test("a signal step across a gap, or a shock inside the blocks, is not taken for noise")
     func gapRestartsBlocks() throws {
         func measure(_ samples: [IMUSample]) throws -> Vec3 {

@@ -19,9 +19,11 @@ struct VibratingImuTests {
 
     /// A copy of the simulated dataset at `path` whose IMU rows carry the vibration above (seeded).
     static func vibrating(_ path: String, seed: UInt64) throws -> String {
-        let out = SimSequenceCache.scratchRoot + "/vibrating-\(seed)-" + (path as NSString).lastPathComponent
+        let final = SimSequenceCache.scratchRoot + "/vibrating-\(seed)-" + (path as NSString).lastPathComponent
         let fm = FileManager.default
-        if fm.fileExists(atPath: out) { return out }
+        if fm.fileExists(atPath: final) { return final }
+        // Written aside and moved into place, so a test running beside this one never sees it half-written.
+        let out = final + "-" + UUID().uuidString
         try fm.createDirectory(atPath: out + "/mav0/imu0", withIntermediateDirectories: true)
         for entry in try fm.contentsOfDirectory(atPath: path + "/mav0") where entry != "imu0" {
             try fm.createSymbolicLink(atPath: out + "/mav0/" + entry, withDestinationPath: path + "/mav0/" + entry)
@@ -39,7 +41,9 @@ struct VibratingImuTests {
             text += "\(fields[0]),\(gyro.x),\(gyro.y),\(gyro.z),\(accel.x),\(accel.y),\(accel.z)\n"
         }
         try text.write(toFile: out + "/mav0/imu0/data.csv", atomically: true, encoding: .utf8)
-        return out
+        // rename(2) does not replace a non-empty folder: the first copy moved in wins, this one is dropped.
+        if rename(out, final) != 0 { try? fm.removeItem(atPath: out) }
+        return final
     }
 
     static func ate(_ path: String, measuredNoise: Bool) throws -> Double {
@@ -67,5 +71,40 @@ struct VibratingImuTests {
         #expect(datasheet >= 3 * measured)
         // On a clean IMU (datasheet noise only) measuring the noise costs little.
         #expect(cleanMeasured <= 1.25 * cleanDatasheet + 0.001)
+    }
+
+    /// The accelerometer random walk each frame's propagation used, by frame time (normal tracking only).
+    static func accelRandomWalks(_ path: String, stereo: Bool, adaptive: Bool = true, seconds: Double? = nil) throws -> [(t_s: Double, rw: Double)] {
+        let dataset = try ASLDataset(path: path)
+        var options = PipelineOptions()
+        options.stereo = stereo
+        options.max_s = seconds
+        options.estimator.state.adaptiveAccelRandomWalk = adaptive
+        var out: [(Double, Double)] = []
+        _ = try TrackingPipeline(dataset: dataset, options: options).run(onFrame: { r in
+            if r.estimate.trackingState == .normal, let rw = r.estimate.accelRandomWalk { out.append((Double(r.estimate.t_ns) * 1e-9, rw)) }
+        })
+        return out
+    }
+
+    @Test("mono on a vibrating IMU: the calibration's accelerometer random walk for the first 15 s, then scaled by the measured excess; stereo and the option off keep it")
+    func accelRandomWalkAfterTheWarmUp() throws {
+        let shaken = try Self.vibrating(try SimSequenceCache.roomHandheld(seconds: 30, seed: 21), seed: 5)
+        let calibration = try ASLDataset(path: shaken).imu.calibration.noise.accelerometerRandomWalk
+        let mono = try Self.accelRandomWalks(shaken, stereo: false)
+        let start = try #require(mono.first).t_s
+        // Frames well inside the warm-up and well after it (the filter's start is a frame or two before normal tracking).
+        let early = mono.filter { $0.t_s - start < 14 }, late = mono.filter { $0.t_s - start > 16 }
+        #expect(early.count > 100 && late.count > 100)
+        #expect(early.allSatisfy { $0.rw == calibration }, "warm-up: \(early.map(\.rw).max() ?? 0) for \(calibration)")
+        // The vibration is 0.5–1.1 m/s² per axis at 200 Hz: 0.035–0.076 m/s²/√Hz, 35–80× the calibration's 2e-3 density.
+        let factors = late.map { $0.rw / calibration }
+        #expect(factors.allSatisfy { $0 > 20 && $0 < 120 }, "after the warm-up: \(factors.min() ?? 0)–\(factors.max() ?? 0)×")
+        let off = try Self.accelRandomWalks(shaken, stereo: false, adaptive: false)
+        #expect(!off.isEmpty && off.allSatisfy { $0.rw == calibration })
+        // Stereo (the first 20 s of the 60 s stereo room other suites use, shaken the same way) keeps the calibration's.
+        let stereo = try Self.accelRandomWalks(try Self.vibrating(try SimSequenceCache.roomHandheld(seconds: 60, seed: 14, stereo: true), seed: 5),
+                                               stereo: true, seconds: 20)
+        #expect(stereo.count > 300 && stereo.allSatisfy { $0.rw == calibration })
     }
 }
