@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Geometry
 import Imaging
+import OptionsFile
 import Sensors
 import Vision
 
@@ -40,6 +41,7 @@ struct FeaturesCommand: ParsableCommand {
           worldtrack features ../shared/datasets/euroc-v101-micro
           worldtrack features /tmp/room --json --seconds 10
           worldtrack features /tmp/yard --stereo --budget 300 --draw /tmp/yard-tracks
+          worldtrack features /tmp/room --config frontend.yaml
         """)
 
     @Argument(help: "Dataset folder in the ASL layout (the folder that contains mav0/).")
@@ -54,14 +56,17 @@ struct FeaturesCommand: ParsableCommand {
     @Option(help: "Process only the first S seconds of frames (> 0).")
     var seconds: Double?
 
-    @Option(help: "Feature budget: live tracks at most (>= 1).")
-    var budget: Int = 200
+    @Option(help: "Feature budget: live tracks at most (>= 1; default 200, or the --config file's frontend.featureBudget).")
+    var budget: Int?
+
+    @Option(help: "Read the frontend settings from this YAML file, as `worldtrack run --config` does (`worldtrack config --defaults` prints them all; the other sections are read and checked but unused here); --budget and --contrast override it when given.")
+    var config: String?
 
     @Flag(name: .customLong("no-gyro"), help: "Do not predict feature motion from the gyroscope.")
     var noGyro = false
 
-    @Option(help: "Contrast normalisation: none, clahe or equalize.")
-    var contrast: String = "none"
+    @Option(help: "Contrast normalisation: none, clahe or equalize (default none, or the --config file's).")
+    var contrast: String?
 
     @Option(help: "Write every frame with its tracks drawn as PNG into this (new or empty) folder.")
     var draw: String?
@@ -73,8 +78,8 @@ struct FeaturesCommand: ParsableCommand {
         if let seconds, !(seconds > 0 && seconds.isFinite) {
             throw CLIError.badInput("--seconds must be a positive number of seconds (got \(seconds))")
         }
-        if budget < 1 { throw CLIError.badInput("--budget must be >= 1 (got \(budget))") }
-        if !["none", "clahe", "equalize"].contains(contrast) {
+        if let budget, budget < 1 { throw CLIError.badInput("--budget must be >= 1 (got \(budget))") }
+        if let contrast, !["none", "clahe", "equalize"].contains(contrast) {
             throw CLIError.badInput("--contrast must be none, clahe or equalize (got \(contrast))")
         }
     }
@@ -90,12 +95,21 @@ struct FeaturesCommand: ParsableCommand {
             throw CLIError.badInput("\(dataset): --stereo needs cam1, but the dataset has only \(cam0.name)")
         }
         var options = FeatureTrackerOptions()
-        options.featureBudget = budget
+        if let config {
+            do { options = try OptionsFile.read(path: config).frontend } catch let error as OptionsFile.ReadError {
+                throw CLIError.badInput(error.description)
+            }
+            FileHandle.standardError.write(Data("features: frontend settings from \(config)\n".utf8))
+        }
+        // The flags override the configuration file only when given.
+        if let budget { options.featureBudget = budget }
         switch contrast {
         case "clahe": options.contrast = .clahe(clipLimit: 2)
         case "equalize": options.contrast = .equalizeHistogram
-        default: options.contrast = .none
+        case "none": options.contrast = .none
+        default: break
         }
+        do { try options.validate() } catch { throw CLIError.badInput("\(config.map { "\($0): " } ?? "")\(error)") }
         let tracker: FeatureTracker
         do {
             tracker = try FeatureTracker(camera: cam0.calibration, rightCamera: stereo ? loaded.cameras[1].calibration : nil,

@@ -54,4 +54,25 @@ struct ConfigCommandTests {
         let missing = try RunCommandTests.worldtrack(["run", dataset, "--quiet", "--config", "/nonexistent/cfg.yaml"])
         #expect(missing.status == 2 && missing.stderr.contains("/nonexistent/cfg.yaml"))
     }
+
+    @Test("features --config: the file's frontend settings apply, --budget overrides them, a bad file is exit 2")
+    func featuresTakeTheFrontendSettings() throws {
+        let dataset = try RunCommandTests.dataset()
+        let changed = try Self.temporaryFile("features.yaml", "frontend:\n  featureBudget: 60\n")
+        func featuresPerFrame(_ extra: [String]) throws -> (mean: Double, min: Double) {
+            let r = try RunCommandTests.worldtrack(["features", dataset, "--json", "--seconds", "2"] + extra)
+            #expect(r.status == 0, "\(r.stderr)")
+            let json = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
+            return (try #require(json["features_per_frame_mean"] as? Double), try #require((json["features_per_frame_min"] as? NSNumber)?.doubleValue))
+        }
+        let plain = try featuresPerFrame([]), configured = try featuresPerFrame(["--config", changed])
+        let overridden = try featuresPerFrame(["--config", changed, "--budget", "100"])
+        // The room fills the default budget of 200; the file's 60 caps it, and --budget 100 lifts that cap again.
+        #expect(plain.mean > 150 && configured.mean <= 60 && configured.mean > 40, "\(plain) \(configured)")
+        #expect(overridden.mean <= 100 && overridden.mean > 60, "\(overridden)")
+        let bad = try Self.temporaryFile("bad-frontend.yaml", "frontend:\n  featureBudget: 0\n")
+        let refused = try RunCommandTests.worldtrack(["features", dataset, "--config", bad])
+        #expect(refused.status == 2 && refused.stderr.contains("bad-frontend.yaml"), "\(refused.stderr)")
+        #expect(refused.stdout.isEmpty)
+    }
 }
