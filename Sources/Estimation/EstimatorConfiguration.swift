@@ -55,7 +55,10 @@ public struct StateOptions: Equatable, Sendable {
     public var adaptiveAccelRandomWalk: Bool = true
     /// Seconds of tracking (since the filter was initialised) before `adaptiveAccelRandomWalk` applies: until the
     /// tilt has been told apart from the bias (the body's turns do that), a bias free to wander would keep the start's
-    /// tilt error for good.
+    /// tilt error for good. 15 s is the best of 10 / 15 / 20 s on EuRoC V1_01's flight (mono ATE 14.8 / 14.0 / 17.5 mm
+    /// over eight renders), where the body's first turns end at about 14 s: a fit to that flight, not a rule. A release
+    /// triggered by the horizontal bias σ would follow any flight's turns (docs/ACCURACY.md, "How much of that is the
+    /// release's timing").
     public var accelRandomWalkWarmup_s: Double = 15
 
     /// The default options.
