@@ -13,6 +13,15 @@ public struct EstimatorConfiguration: Equatable, Sendable {
     /// Magnitude of gravity, m/s². World gravity is `(0, 0, -gravity)`. (Shared by propagation, the
     /// initialisers and the zero-velocity update.)
     public var gravity: Double = 9.81
+    /// The image counts as still (for the zero-velocity update and the static initialiser) only when, besides the
+    /// last frame pair's motion being under the still-disparity thresholds, its tracks moved at most
+    /// `stillImageBaselineDisparity_px` over this span, seconds (`ImageMotionHistory`): one frame pair cannot tell
+    /// rest from a slow translation past far structure. 0 judges the last frame pair alone.
+    public var stillImageBaseline_s: Double = 0.5
+    /// The tracks' median motion over `stillImageBaseline_s` above which the image is moving, pixels. At rest it
+    /// is the tracker's noise (on V1_01's real images, rotors running: 0.2–0.4 px typically, 1.7 px at most over
+    /// 88 frames); a body moving 0.34 m/s past structure 8 m away moves it 10 px in 0.5 s.
+    public var stillImageBaselineDisparity_px: Double = 2.5
     /// What the filter state holds: the clone window and how it is linearised.
     public var state = StateOptions()
     /// The visual updates (MSCKF and map points).

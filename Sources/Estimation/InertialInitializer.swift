@@ -7,8 +7,9 @@ import Sensors
 ///
 /// Per frame while the filter is not initialised (`tryInitialize`): the frame joins the window (the last
 /// `dynamicWindow` seconds); then
-/// 1. when the image is still (median disparity ≤ `stillDisparity_px`, or unknown) the `StaticInitializer`
-///    tries the last `staticWindow` of IMU (rest test);
+/// 1. when the image is still (median disparity ≤ `stillDisparity_px`, or unknown, and its tracks did not move
+///    over the estimator's still-image baseline) the `StaticInitializer` tries the last `staticWindow` of IMU
+///    (rest test);
 /// 2. otherwise, when `dynamicInitialization` is on and the window spans at least 90 % of `dynamicWindow`,
 ///    the `DynamicInitializer` aligns the window's tracks with the IMU.
 /// A still image with a moving IMU (or a moving image with a resting IMU) initialises neither way.
@@ -36,14 +37,15 @@ struct InertialInitializer {
     }
 
     /// Adds `frame` to the window and tries to initialise at its time (see the type's documentation).
-    /// `disparity_px` is the frame's median image motion (nil: unknown); `gyroBiasPrior` the dynamic
+    /// `disparity_px` is the frame's median image motion (nil: unknown); `movedOverBaseline` whether its tracks
+    /// moved over the still-image baseline (`EstimatorConfiguration.stillImageBaseline_s`); `gyroBiasPrior` the dynamic
     /// initialiser's prior bias (zero at a cold start, the last estimate after a reset).
-    mutating func tryInitialize(frame: FeatureFrame, disparity_px: Double?, buffer: IMUBuffer, gyroBiasPrior: Vec3) -> Result? {
+    mutating func tryInitialize(frame: FeatureFrame, disparity_px: Double?, movedOverBaseline: Bool = false, buffer: IMUBuffer, gyroBiasPrior: Vec3) -> Result? {
         window.append(DynamicInitializer.WindowFrame(t_ns: frame.t_ns, observations: frame.observations))
         let windowStart = frame.t_ns - Time.nanoseconds(options.dynamicWindow)
         window.removeAll { $0.t_ns < windowStart }
         // At rest (and a still image, when we can tell): the static initialiser.
-        let stillImage = disparity_px.map { $0 <= options.stillDisparity_px } ?? true
+        let stillImage = !movedOverBaseline && (disparity_px.map { $0 <= options.stillDisparity_px } ?? true)
         if stillImage, let ini = staticInitializer.initialize(samples: buffer.samples, endingAt: frame.t_ns) {
             return Result(state: ini.state, covariance: ini.covariance, method: .staticRest)
         }

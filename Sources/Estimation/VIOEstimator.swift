@@ -45,6 +45,8 @@ public final class VIOEstimator {
     private let R_B_S: SO3
 
     private var previousFrame: [Int: Vec2] = [:]
+    /// Camera 0's tracks over the last `stillImageBaseline_s`, for the still-image test.
+    private var imageMotion: ImageMotionHistory
     private var lastFrameTime: TimestampNs?
     private var relocalizing = false
     private var failedStreak = 0
@@ -76,6 +78,7 @@ public final class VIOEstimator {
         self.cameras = cameras
         self.imu = imu
         initializer = InertialInitializer(configuration: configuration, cameras: cameras, imu: imu)
+        imageMotion = ImageMotionHistory(baseline_s: configuration.stillImageBaseline_s)
         propagator = IMUPropagator(noise: imu.noise, gravity_W: Vec3(0, 0, -configuration.gravity))
         msckf = MSCKFUpdater(cameras: cameras, configuration: configuration)
         zupt = ZeroVelocityUpdater(configuration: configuration, imu: imu)
@@ -128,6 +131,17 @@ public final class VIOEstimator {
                                        .map { ($0.id, $0.normalized) },
                                    uniquingKeysWith: { a, _ in a })
         diag.disparity_px = disparity
+        // A frame pair that looks still may be a slow translation past far structure: then the tracks have moved
+        // over the still-image baseline.
+        var movedOverBaseline = false
+        if configuration.stillImageBaseline_s > 0 {
+            imageMotion.add(t_ns: frame.t_ns, points: previousFrame)
+            let pairThreshold = max(configuration.zeroVelocity.stillDisparity_px, configuration.initializer.stillDisparity_px)
+            if (disparity ?? 0) <= pairThreshold, let moved = imageMotion.displacement() {
+                diag.baselineDisparity_px = moved * cameras[0].model.intrinsics.fx
+                movedOverBaseline = moved * cameras[0].model.intrinsics.fx > configuration.stillImageBaselineDisparity_px
+            }
+        }
         let tracked = frame.observations.filter { $0.camera == 0 }.count
         diag.trackedFeatures = tracked
         defer {
@@ -143,7 +157,7 @@ public final class VIOEstimator {
                                                         scaleAccelRandomWalk: configuration.state.adaptiveAccelRandomWalk && cameras.count == 1 && warm)
         }
         guard var state = filter else {
-            if initialize(frame, disparity: disparity, diag: &diag) { return finish(frame, diag: &diag) }
+            if initialize(frame, disparity: disparity, movedOverBaseline: movedOverBaseline, diag: &diag) { return finish(frame, diag: &diag) }
             return output(frame.t_ns, state: .limited(relocalizing ? .relocalizing : .initializing), diag: diag)
         }
 
@@ -178,7 +192,7 @@ public final class VIOEstimator {
         let intervalStart = max(previousFrameTime ?? (frame.t_ns - nominal), frame.t_ns - 4 * nominal) + shift
         let interval = buffer.samples(after: intervalStart, through: poseTime)
         if configuration.zeroVelocity.enabled, !diag.sensorGap, let stats = zupt.statistics(interval),
-           disparity.map({ $0 <= configuration.zeroVelocity.stillDisparity_px }) ?? true,
+           !movedOverBaseline, disparity.map({ $0 <= configuration.zeroVelocity.stillDisparity_px }) ?? true,
            zupt.imuSaysStill(stats, state: state), zupt.update(state: &state, stats: stats) {
             diag.zeroVelocityUpdate = true
             filter = state
@@ -248,8 +262,8 @@ public final class VIOEstimator {
 
     /// Tries to initialise (`InertialInitializer`: static at rest, dynamic in motion); on success sets `filter`
     /// at the frame time.
-    private func initialize(_ frame: FeatureFrame, disparity: Double?, diag: inout EstimatorDiagnostics) -> Bool {
-        guard let ini = initializer.tryInitialize(frame: frame, disparity_px: disparity, buffer: buffer,
+    private func initialize(_ frame: FeatureFrame, disparity: Double?, movedOverBaseline: Bool, diag: inout EstimatorDiagnostics) -> Bool {
+        guard let ini = initializer.tryInitialize(frame: frame, disparity_px: disparity, movedOverBaseline: movedOverBaseline, buffer: buffer,
                                                   gyroBiasPrior: lastGood?.gyroBias_B ?? .zero) else { return false }
         var s = ini.state
         if let prev = lastGood {
@@ -293,6 +307,7 @@ public final class VIOEstimator {
     /// Forgets everything (as after construction).
     public func reset() {
         filter = nil; features.removeAll(); buffer = IMUBuffer(); previousFrame = [:]; initializer.reset()
+        imageMotion = ImageMotionHistory(baseline_s: configuration.stillImageBaseline_s)
         if let e = noiseEstimator { noiseEstimator = IMUNoiseEstimator(blockSamples: e.blockSamples, windowBlocks: e.windowBlocks,
                                                                        minimumBlocks: e.minimumBlocks) }
         propagator.noise = AxisNoise(imu.noise)
@@ -467,6 +482,9 @@ public struct EstimatorDiagnostics: Equatable, Sendable {
     public var trackedFeatures = 0
     /// Median image motion since the previous frame, pixels (nil if unknown).
     public var disparity_px: Double?
+    /// Median motion of camera 0's tracks over the still-image baseline, pixels (nil when not measured: the frame
+    /// pair already moved, too few tracks, or the baseline is off).
+    public var baselineDisparity_px: Double?
     /// The static initialiser succeeded on this frame.
     public var initialized = false
     /// The initialisation on this frame was the dynamic (in-motion) one.

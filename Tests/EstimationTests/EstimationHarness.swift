@@ -13,7 +13,7 @@ struct EstimationRun {
     /// Thread CPU time spent inside `addIMU`/`addFrame`, seconds.
     var estimatorSeconds = 0.0
 
-    init(estimator: VIOEstimator, trajectory: EstimationTrajectory, imu: [IMUSample], frames: [EstimationSimFrame],
+    init(estimator: VIOEstimator, trajectory: some Trajectory, imu: [IMUSample], frames: [EstimationSimFrame],
          frameDisparity: Bool = false) {
         var k = 0
         for f in frames {

@@ -133,7 +133,7 @@ public struct EstimationScene: Sendable {
     ///   - outlierRate: probability that an observation is replaced by a uniformly random pixel.
     ///   - dropRate: per-frame probability that a track is lost and re-detected under a new id.
     ///   - stereo: also give the right camera's coordinates when the point is visible there.
-    public func frames(trajectory: EstimationTrajectory, duration: Double, rate_hz: Double = 20,
+    public func frames(trajectory: some Trajectory, duration: Double, rate_hz: Double = 20,
                        pixelNoise: Double = 0, outlierRate: Double = 0, dropRate: Double = 0.02,
                        stereo: Bool = false, seed: UInt64 = 3) -> [EstimationSimFrame] {
         var rng = SeededRandom(seed: seed)
