@@ -22,8 +22,9 @@ struct BenchSuiteCommand: ParsableCommand {
           }
         Each entry has a unique "name" and either "dataset" (a folder; relative paths are resolved \
         against the manifest's folder) or "simulate" (arguments of `worldtrack simulate`; the dataset \
-        is written once into OUT/datasets/NAME and reused). Optional: "stereo" (bool), "seconds" \
-        (number), "align" (posyaw | se3 | sim3 | none; default posyaw).
+        is written once into OUT/datasets/NAME and reused). Optional: "stereo" (bool), "start" \
+        (seconds into the dataset: `run --start`, so the run starts in motion and initialises \
+        dynamically), "seconds" (number), "align" (posyaw | se3 | sim3 | none; default posyaw).
 
         Entries with the same "simulate" arguments share one dataset (simulated once, named after the \
         first of them), e.g. mono and stereo runs of one stereo simulation. In "simulate", the path after \
@@ -35,7 +36,8 @@ struct BenchSuiteCommand: ParsableCommand {
                              "../../../shared/datasets/euroc-v101-micro", "--stereo"] }
 
         (Benchmarks/suites/v101-from-recording.json: the EuRoC V1_01 sequence re-rendered along its \
-        ground truth with its real IMU, mono and stereo, whole and 30 s.)
+        ground truth with its real IMU, mono and stereo, whole and 30 s, and mono runs of 60 s that \
+        start in flight at 20, 40, 60 and 80 s.)
 
         Every entry runs `worldtrack run` in its own process (--jobs at a time) and is evaluated \
         against its ground truth. Results: OUT/results.json and OUT/results.md (per sequence: ATE, \
@@ -157,6 +159,8 @@ struct SuiteEntry: Codable, Equatable {
     var dataset: String?
     var simulate: [String]?
     var stereo: Bool?
+    /// Seconds into the dataset the run starts (`run --start`).
+    var start: Double?
     var seconds: Double?
     var align: String?
 }
@@ -188,6 +192,7 @@ enum SuiteManifest {
                 throw CLIError.badInput("\(label): align must be posyaw, se3, sim3 or none (got '\(a)')")
             }
             if let s = e.seconds, !(s > 0) { throw CLIError.badInput("\(label): seconds must be > 0") }
+            if let s = e.start, !(s >= 0 && s.isFinite) { throw CLIError.badInput("\(label): start must be ≥ 0") }
             if let d = e.dataset, !d.hasPrefix("/") { e.dataset = base + "/" + d }
             if var sim = e.simulate {
                 // Paths inside the simulate arguments are relative to the manifest, like "dataset".
@@ -233,6 +238,7 @@ enum SuiteRunner {
             let tum = "\(runDir)/trajectory.tum", summary = "\(runDir)/run.json"
             var args = ["run", dataset, "--no-stream", "--quiet", "--force", "--trajectory", tum, "--summary-json", summary]
             if e.stereo == true { args.append("--stereo") }
+            if let s = e.start { args += ["--start", String(s)] }
             if let s = e.seconds { args += ["--seconds", String(s)] }
             try runChild(executable, args, log: "\(runDir)/run.log")
             if let data = FileManager.default.contents(atPath: summary),

@@ -150,5 +150,26 @@ struct RunCommandTests {
         try Data(#"{"entries": [{"name": "x"}]}"#.utf8).write(to: URL(fileURLWithPath: manifest))
         let bad = try ProcessRunner.run(wt, ["bench-suite", manifest, "--out", dir.path + "/out2"])
         #expect(bad.status == 2 && bad.stderr.contains("exactly one of"))
+        try Data(#"{"entries": [{"name": "x", "dataset": "/x", "start": -1}]}"#.utf8).write(to: URL(fileURLWithPath: manifest))
+        let badStart = try ProcessRunner.run(wt, ["bench-suite", manifest, "--out", dir.path + "/out2"])
+        #expect(badStart.status == 2 && badStart.stderr.contains("start must be ≥ 0"), "\(badStart.stderr)")
+    }
+
+    @Test("bench-suite: an entry's \"start\" starts its run that far into the dataset (run --start: in motion, initialised dynamically)")
+    func benchSuiteStart() throws {
+        let wt = try ProcessRunner.product("worldtrack")
+        let path = try Self.dataset()
+        let dir = try TemporaryDirectory()
+        let manifest = dir.path + "/suite.json"
+        try Data(#"{"entries": [{"name": "late", "dataset": "\#(path)", "start": 2.5, "seconds": 3}]}"#.utf8)
+            .write(to: URL(fileURLWithPath: manifest))
+        let run = try ProcessRunner.run(wt, ["bench-suite", manifest, "--out", dir.path + "/out"], timeout: 300)
+        #expect(run.status == 0, "\(run.stderr)")
+        let log = try String(contentsOfFile: dir.path + "/out/runs/late/trajectory.tum", encoding: .utf8)
+        let times = log.split(separator: "\n").filter { !$0.hasPrefix("#") }.compactMap { Double($0.split(separator: " ")[0]) }
+        let frames = try FileManager.default.contentsOfDirectory(atPath: path + "/mav0/cam0/data").compactMap { Double($0.prefix(while: \.isNumber)) }
+        let first = try #require(frames.min()) * 1e-9
+        // The estimate covers [2.5 s, 5.5 s] of the dataset, not its start.
+        #expect(try #require(times.min()) >= first + 2.5 && times.max()! <= first + 5.5 + 1e-6, "\(times.min() ?? -1) vs first frame \(first)")
     }
 }
