@@ -23,7 +23,7 @@ struct BenchSuiteCommand: ParsableCommand {
         Each entry has a unique "name" and either "dataset" (a folder; relative paths are resolved \
         against the manifest's folder) or "simulate" (arguments of `worldtrack simulate`; the dataset \
         is written once into OUT/datasets/NAME and reused). Optional: "stereo" (bool), "start" \
-        (seconds into the dataset: `run --start`, so the run starts in motion and initialises \
+        (seconds into the dataset: `run --start`; a run that starts in motion initialises \
         dynamically), "seconds" (number), "align" (posyaw | se3 | sim3 | none; default posyaw).
 
         Entries with the same "simulate" arguments share one dataset (simulated once, named after the \
