@@ -120,7 +120,7 @@ struct DynamicInitializer {
         }
         let Svv0 = k * block(0, 0), Svg0 = k * block(0, 3), Sgg = k * block(3, 3)
         let R0 = R_W_B0.matrix
-        let ba2 = pow(configuration.initializer.inMotionAccelBiasStd, 2)
+        let ba2 = pow(configuration.initializer.initialAccelBiasStd, 2)
         // Velocity at T in B0: δv_T = δv0 + T δg.
         let SigmaV_B0 = Svv0 + T * (Svg0 + Svg0.transposed) + (T * T) * Sgg
         let SigmaV_W = R0 * SigmaV_B0 * R0.transposed + Mat3(diagonal: Vec3(repeating: ba2 * T * T + 1e-4))

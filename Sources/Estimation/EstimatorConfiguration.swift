@@ -174,13 +174,8 @@ public struct InertialInitializerOptions: Equatable, Sendable {
     /// Prior 1-σ of the gyro bias at dynamic initialisation, rad/s: the prior of its estimate, and the bias's
     /// 1-σ when it is not estimated. Uncalibrated MEMS gyros: up to several °/s (0.05 rad/s ≈ 2.9 °/s).
     public var initialGyroBiasStd: Double = 0.05
-    /// Prior 1-σ of the accelerometer bias at static initialisation (at rest), m/s² (MEMS datasheets: 0.05–0.2).
+    /// Prior 1-σ of the accelerometer bias at initialisation, m/s² (MEMS datasheets: 0.05–0.2).
     public var initialAccelBiasStd: Double = 0.1
-    /// Prior 1-σ of the accelerometer bias at dynamic initialisation (in motion), m/s². Larger than at rest: a
-    /// vehicle's vibration and thrust shift the effective bias (V1_01's ADIS16448: about 0.07 m/s² on the ground,
-    /// 0.15–0.25 m/s² in flight), and the bias's horizontal part is the initial tilt's error (σ / g). Over 26
-    /// starts in V1_01's flight the initial tilt was 0.94° off (median) where 0.1 m/s² claimed 0.58°.
-    public var inMotionAccelBiasStd: Double = 0.2
     /// Prior 1-σ of the velocity at static initialisation, m/s.
     public var initialVelocityStd: Double = 0.02
 

@@ -13,11 +13,11 @@ import TestSupport
     /// Feeds the frames of `trajectory` (with their IMU) one by one, the disparity of each frame given by
     /// `disparity(t)`; returns the first frame index and result that initialise.
     static func firstInitialization(_ trajectory: EstimationTrajectory, duration: Double,
-                                    configuration: EstimatorConfiguration = EstimatorConfiguration(), accelBias: Vec3 = .zero,
+                                    configuration: EstimatorConfiguration = EstimatorConfiguration(),
                                     disparity: (Double) -> Double?) -> (frame: Int, result: InertialInitializer.Result)? {
         let scene = VIOEstimatorTests.sparse
         let imu = trajectory.imuSamples(duration: duration, rate_hz: 200, gyroBias: Vec3(0.003, -0.002, 0.001),
-                                        accelBias: accelBias, noise: .euroc, seed: 5)
+                                        noise: .euroc, seed: 5)
         let frames = scene.frames(trajectory: trajectory, duration: duration, pixelNoise: 0.5, seed: 6)
         var initializer = InertialInitializer(configuration: configuration, cameras: [scene.camera], imu: imuCalibration)
         var buffer = IMUBuffer()
@@ -61,36 +61,6 @@ import TestSupport
         var off = EstimatorConfiguration()
         off.initializer.dynamicInitialization = false
         #expect(Self.firstInitialization(traj, duration: 3, configuration: off) { _ in 8 } == nil)
-    }
-
-    /// In motion, a vehicle's accelerometer bias is its flight's (V1_01: 0.15–0.25 m/s², 0.07 at rest), and its
-    /// horizontal part tilts the gravity the alignment finds by bias / g. The tilt σ the dynamic initialiser reports
-    /// must cover that: with 0.25 m/s² across the body the tilt is about 1.4° off, within 2 σ of the in-motion prior
-    /// (0.2 m/s², `inMotionAccelBiasStd`); the control, the at-rest prior of 0.1 m/s², claims more than that.
-    @Test func tiltUncertaintyCoversAnInFlightAccelerometerBias() throws {
-        let traj = EstimationTrajectory(restDuration: 0, rampDuration: 0.3)
-        func tilt(_ configuration: EstimatorConfiguration) throws -> (error: Double, sigma: Double) {
-            let found = try #require(Self.firstInitialization(traj, duration: 3, configuration: configuration,
-                                                              accelBias: Vec3(0, 0.25, 0)) { _ in 8 })
-            #expect(found.result.method == .dynamicAlignment)
-            let truth = traj.state(at: Double(found.result.state.t_ns) * 1e-9)
-            // The tilt error in the body frame (a rotation about a horizontal axis), and the reported σ about that axis.
-            let up = found.result.state.R_W_B.inverse.act(Vec3(0, 0, 1)), upTrue = truth.R_W_B.inverse.act(Vec3(0, 0, 1))
-            let axis = up.cross(upTrue)
-            let error = asin(min(1, axis.norm))
-            let a = axis.normalized
-            let sigma = a.dot(found.result.covariance.block(ErrorIndex.theta, ErrorIndex.theta) * a).squareRoot()
-            return (error, sigma)
-        }
-        let inMotion = try tilt(EstimatorConfiguration())
-        print("in-motion prior: tilt \(inMotion.error * 180 / .pi)° against σ \(inMotion.sigma * 180 / .pi)°")
-        #expect(inMotion.error > 0.01, "the bias does tilt the alignment's gravity")
-        #expect(inMotion.error < 2 * inMotion.sigma)
-        var atRestPrior = EstimatorConfiguration()
-        atRestPrior.initializer.inMotionAccelBiasStd = atRestPrior.initializer.initialAccelBiasStd
-        let control = try tilt(atRestPrior)
-        print("at-rest prior: tilt \(control.error * 180 / .pi)° against σ \(control.sigma * 180 / .pi)°")
-        #expect(control.error > 2 * control.sigma)
     }
 
     /// Image and IMU disagree: a moving IMU with a still image (static test fails, dynamic is not tried), and
