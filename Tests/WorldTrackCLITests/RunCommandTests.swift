@@ -155,7 +155,7 @@ struct RunCommandTests {
         #expect(badStart.status == 2 && badStart.stderr.contains("start must be ≥ 0"), "\(badStart.stderr)")
     }
 
-    @Test("bench-suite: an entry's \"start\" starts its run that far into the dataset (run --start: in motion, initialised dynamically)")
+    @Test("bench-suite: an entry's \"start\" starts its run that far into the dataset (run --start)")
     func benchSuiteStart() throws {
         let wt = try ProcessRunner.product("worldtrack")
         let path = try Self.dataset()
@@ -165,8 +165,8 @@ struct RunCommandTests {
             .write(to: URL(fileURLWithPath: manifest))
         let run = try ProcessRunner.run(wt, ["bench-suite", manifest, "--out", dir.path + "/out"], timeout: 300)
         #expect(run.status == 0, "\(run.stderr)")
-        let log = try String(contentsOfFile: dir.path + "/out/runs/late/trajectory.tum", encoding: .utf8)
-        let times = log.split(separator: "\n").filter { !$0.hasPrefix("#") }.compactMap { Double($0.split(separator: " ")[0]) }
+        let tum = try String(contentsOfFile: dir.path + "/out/runs/late/trajectory.tum", encoding: .utf8)
+        let times = tum.split(separator: "\n").filter { !$0.hasPrefix("#") }.compactMap { Double($0.split(separator: " ")[0]) }
         let frames = try FileManager.default.contentsOfDirectory(atPath: path + "/mav0/cam0/data").compactMap { Double($0.prefix(while: \.isNumber)) }
         let first = try #require(frames.min()) * 1e-9
         // The estimate covers [2.5 s, 5.5 s] of the dataset, not its start.
