@@ -18,6 +18,10 @@ public struct MapLandmark: Equatable, Sendable {
     public var observations: Int
     /// Time of the first and of the latest report, ns.
     public var firstSeen_ns: TimestampNs, lastSeen_ns: TimestampNs
+    /// Where camera 0 was (its centre in W, metres) at the latest report, if the reporter said: the landmark was seen
+    /// from there, so the segment between them is free space (``SeeThroughTest``). A report comes from the frame whose
+    /// visual update used the point's track, which ends at that frame or the one before it.
+    public var viewpoint_W: Vec3? = nil
 }
 
 /// An axis-aligned box in the world frame, metres.
@@ -62,9 +66,10 @@ public struct LandmarkMap: Sendable {
     /// The landmark with this id, if held.
     public func landmark(id: Int) -> MapLandmark? { byId[id] }
 
-    /// Fuses the reports of one frame taken at `t_ns`, then culls stale and excess landmarks.
-    /// Non-finite positions and σ ≤ 0 or above `maxInputStd_m` are ignored.
-    public mutating func integrate(_ reports: [Landmark], at t_ns: TimestampNs) {
+    /// Fuses the reports of one frame taken at `t_ns`, seen from `viewpoint_W` (camera 0's centre in W, metres, when
+    /// known), then culls stale and excess landmarks. Non-finite positions and σ ≤ 0 or above `maxInputStd_m` are
+    /// ignored.
+    public mutating func integrate(_ reports: [Landmark], at t_ns: TimestampNs, viewpoint_W: Vec3? = nil) {
         for r in reports {
             guard r.p_W.isFinite, r.std_m.isFinite, r.std_m > 0, r.std_m <= maxInputStd_m else { continue }
             let w = 1 / (r.std_m * r.std_m)
@@ -79,10 +84,11 @@ public struct LandmarkMap: Sendable {
                     l.observations += 1
                 }
                 l.lastSeen_ns = t_ns
+                if let viewpoint_W { l.viewpoint_W = viewpoint_W }
                 byId[r.id] = l
             } else {
                 byId[r.id] = MapLandmark(id: r.id, p_W: r.p_W, std_m: r.std_m, weight: w, observations: 1,
-                                         firstSeen_ns: t_ns, lastSeen_ns: t_ns)
+                                         firstSeen_ns: t_ns, lastSeen_ns: t_ns, viewpoint_W: viewpoint_W)
             }
         }
         cull(now: t_ns)

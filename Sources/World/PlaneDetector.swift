@@ -56,6 +56,18 @@ public struct PlaneDetectorOptions: Equatable, Sendable {
     public var detectVertical: Bool = true
     /// Minimum vertical span of a wall's points, metres.
     public var minWallHeight_m: Double = 0.4
+    /// A candidate is rejected when landmarks were seen through it (``SeeThroughTest``): at least
+    /// `seeThroughMinWitnesses` and at least `seeThroughMinWitnessFraction` of its own landmark count. A fit through
+    /// points of several objects that line up (table legs, a box side and a table edge) is seen through; on the
+    /// V1_01 renders a real wall, floor or top had no witness.
+    public var rejectSeenThrough: Bool = true
+    /// Fewest witnesses that reject a candidate.
+    public var seeThroughMinWitnesses: Int = 3
+    /// Fewest witnesses that reject a candidate, as a fraction of its landmark count.
+    public var seeThroughMinWitnessFraction: Double = 0.1
+    /// How far inside the candidate's polygon (the hull of its landmarks) a witness's line of sight must cross it,
+    /// and how far in front of it the viewpoint must be, metres.
+    public var seeThroughMargin_m: Double = 0.05
 
     /// Default options.
     public init() {}
@@ -78,6 +90,10 @@ public struct PlaneDetectorOptions: Equatable, Sendable {
 ///    connected components (grid adaptive to the landmark spacing), cleared of isolated points, and rejected when
 ///    too small or when its landmarks fill the band evenly instead of concentrating on a surface
 ///    (`maxMedianGateResidual`).
+/// 4. Free space: a wall or horizontal candidate that landmarks were seen through is no surface and is dropped
+///    (`rejectSeenThrough`, ``SeeThroughTest``): each landmark keeps the camera centre of its latest report, and the
+///    segment between them crossed nothing opaque. Walls are tested before they take their landmarks out of the
+///    horizontal planes.
 ///
 /// Candidates carry the inlier band they were selected with; `PlaneTracker` turns them into tracked planes.
 public struct PlaneDetector: Sendable {
@@ -103,13 +119,16 @@ public struct PlaneDetector: Sendable {
             flat = pts
         }
         let levels = flat.count >= options.minPoints ? horizontalLevels(flat, band: band) : []
-        guard options.detectVertical else { return horizontalCandidates(flat, levels: levels, band: band) }
+        guard options.detectVertical else {
+            return horizontalCandidates(flat, levels: levels, band: band).filter { !seenThrough($0, by: landmarks) }
+        }
         // Walls are searched among the landmarks inside vertical structure and those off every level (so floor
         // and table points never make a "wall"); then the flat landmarks on a wall are left out of the horizontal
         // planes (so a sparsely mapped wall's slice at some height never makes a thin or L-shaped "table").
         let flatIds = Set(flat.map(\.id))
         func inBand(_ p: MapLandmark) -> Bool { levels.contains { abs(p.p_W.z - $0) <= band } }
         let vertical = detectVertical(pts.filter { !flatIds.contains($0.id) || !inBand($0) }, band: band)
+            .filter { !seenThrough($0, by: landmarks) }
         let walls = vertical.map { c -> (n: Vec3, d: Double, rot: SO3, lo: Double, hi: Double) in
             let rot = PlaneAnchor.frameRotation(normal: c.normal_W)
             let xs = c.points.map { rot.inverse.act($0).x }
@@ -121,7 +140,37 @@ public struct PlaneDetector: Sendable {
                 return abs(w.n.dot(p.p_W) - w.d) <= band && x >= w.lo - band && x <= w.hi + band
             }
         }
-        return horizontalCandidates(horizontalPts, levels: levels, band: band) + vertical
+        return horizontalCandidates(horizontalPts, levels: levels, band: band).filter { !seenThrough($0, by: landmarks) }
+            + vertical
+    }
+
+    /// True when `landmarks` were seen through the candidate (see `rejectSeenThrough`); a witness must lie behind it
+    /// by more than max(the candidate's band, 3 σ). Any landmark may witness, also one too uncertain to support a
+    /// plane (`maxLandmarkStd_m`): its 3 σ gate already says how far behind it must be.
+    func seenThrough(_ c: PlaneCandidate, by landmarks: [MapLandmark]) -> Bool {
+        guard options.rejectSeenThrough else { return false }
+        return seeThroughWitnesses(c, by: landmarks, stopAt: seeThroughNeeded(c)) >= seeThroughNeeded(c)
+    }
+
+    /// How many witnesses reject `c` (`seeThroughMinWitnesses`, `seeThroughMinWitnessFraction`).
+    public func seeThroughNeeded(_ c: PlaneCandidate) -> Int {
+        max(options.seeThroughMinWitnesses, Int((options.seeThroughMinWitnessFraction * Double(c.points.count)).rounded(.up)))
+    }
+
+    /// The number of `landmarks` seen through `c` (``SeeThroughTest`` over the hull of its points; counting stops at
+    /// `stopAt`).
+    public func seeThroughWitnesses(_ c: PlaneCandidate, by landmarks: [MapLandmark], stopAt: Int = .max) -> Int {
+        let rot = PlaneAnchor.frameRotation(normal: c.normal_W)
+        let T_W_P = SE3(rotation: rot, translation: c.offset_m * c.normal_W)
+        let local = rot.inverse
+        let hull = PlaneGeometry2D.convexHull(c.points.map { let q = local.act($0); return Vec2(q.x, q.y) })
+        let test = SeeThroughTest(T_W_P: T_W_P, polygon: hull, margin_m: options.seeThroughMargin_m)
+        var witnesses = 0
+        for l in landmarks where test.isWitness(l, gate_m: max(c.band_m, 3 * l.std_m)) {
+            witnesses += 1
+            if witnesses >= stopAt { break }
+        }
+        return witnesses
     }
 
     /// Median of a non-empty array: the middle order statistic (the mean of the two middle ones for an even count),

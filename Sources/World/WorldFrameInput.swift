@@ -25,15 +25,25 @@ public struct WorldFrameInput: Sendable {
     /// The estimator's whole output for this frame, when the caller has it: the stream reports the body's velocity,
     /// the IMU biases and the pose's uncertainty from it.
     public var estimate: EstimatorOutput?
+    /// True (the default) when the landmarks were seen by this frame's camera (the estimator reports the points
+    /// whose tracks its update used, and those end at this frame or the one before): the segment from the camera's
+    /// centre to each is free space, which plane detection uses against planes nothing can be seen through
+    /// (``SeeThroughTest``). False for landmarks without lines of sight (a synthetic cloud that ignores occlusion).
+    public var landmarksSeenFromCamera: Bool
 
     /// A frame input; see the properties for units and frames.
     public init(t_ns: TimestampNs, trackingState: TrackingState, T_W_C: SE3, T_W_B: SE3,
                 camera: CameraCalibration, landmarks: [Landmark], featureCount: Int, image: GrayImage? = nil,
-                estimate: EstimatorOutput? = nil) {
+                estimate: EstimatorOutput? = nil, landmarksSeenFromCamera: Bool = true) {
         self.t_ns = t_ns; self.trackingState = trackingState
         self.T_W_C = T_W_C; self.T_W_B = T_W_B; self.camera = camera; self.landmarks = landmarks
         self.featureCount = featureCount; self.image = image; self.estimate = estimate
+        self.landmarksSeenFromCamera = landmarksSeenFromCamera
     }
+
+    /// Where the landmarks were seen from: the camera's centre in W (metres), nil when `landmarksSeenFromCamera` is
+    /// false.
+    public var landmarkViewpoint_W: Vec3? { landmarksSeenFromCamera ? T_W_C.translation : nil }
 
     /// True when the camera pose is finite (translation and quaternion).
     public var hasFinitePose: Bool {

@@ -84,7 +84,7 @@ public final class WorldSession {
         workerDetectionCPU_ns = 0
         var events: [AnchorEvent] = []
         if input.isTrackingNormal {
-            map.integrate(input.landmarks, at: input.t_ns)
+            map.integrate(input.landmarks, at: input.t_ns, viewpoint_W: input.landmarkViewpoint_W)
             if let worker, let candidates = worker.finish(frame: frameIndex) {
                 workerDetectionCPU_ns = worker.lastCPU_ns
                 events += apply(candidates, input)

@@ -48,13 +48,15 @@ func lookAt(eye: Vec3, target: Vec3) -> SE3 {
 /// The default viewpoint: 1.5 m high, behind the table, looking at it.
 let defaultPose = lookAt(eye: Vec3(1.1, -2.0, 1.5), target: Vec3(1.1, 0, 0.5))
 
-/// A frame input at 20 Hz frame index `i`.
+/// A frame input at 20 Hz frame index `i`. The fixtures' landmark clouds ignore occlusion (the room's floor runs on
+/// behind and under the table whatever the camera sees), so by default they carry no line of sight
+/// (`landmarksSeenFromCamera` false: no free-space evidence, `SeeThroughTests` test that separately).
 func frameInput(_ i: Int, landmarks: [Landmark], normal: Bool = true, T_W_C: SE3 = defaultPose,
-                image: Bool = false) -> WorldFrameInput {
+                image: Bool = false, seenFromCamera: Bool = false) -> WorldFrameInput {
     WorldFrameInput(t_ns: 1_000_000_000 + TimestampNs(i) * 50_000_000,
                     trackingState: normal ? .normal : .limited(.initializing), T_W_C: T_W_C, T_W_B: T_W_C,
                     camera: testCamera, landmarks: landmarks, featureCount: landmarks.count,
-                    image: image ? testImage(i) : nil)
+                    image: image ? testImage(i) : nil, landmarksSeenFromCamera: seenFromCamera)
 }
 
 /// A small textured image whose content depends on `seed`.

@@ -17,6 +17,18 @@ import Testing
         #expect(map.count == 1)
     }
 
+    /// A landmark keeps the viewpoint of its latest report that had one (the line of sight plane detection uses).
+    @Test func theLatestReportsViewpointIsKept() throws {
+        var map = LandmarkMap()
+        map.integrate([Landmark(id: 3, p_W: Vec3(1, 0, 0), std_m: 0.01)], at: 0, viewpoint_W: Vec3(0, 0, 1))
+        map.integrate([Landmark(id: 3, p_W: Vec3(1, 0, 0), std_m: 0.01)], at: 1, viewpoint_W: Vec3(0, 2, 1))
+        #expect(try #require(map.landmark(id: 3)).viewpoint_W == Vec3(0, 2, 1))
+        map.integrate([Landmark(id: 3, p_W: Vec3(1, 0, 0), std_m: 0.01)], at: 2)
+        #expect(try #require(map.landmark(id: 3)).viewpoint_W == Vec3(0, 2, 1))
+        map.integrate([Landmark(id: 4, p_W: Vec3(2, 0, 0), std_m: 0.01)], at: 2)
+        #expect(try #require(map.landmark(id: 4)).viewpoint_W == nil)
+    }
+
     @Test func farReportReplacesInsteadOfAveraging() throws {
         var map = LandmarkMap()
         map.integrate([Landmark(id: 1, p_W: Vec3(0, 0, 0), std_m: 0.01)], at: 0)

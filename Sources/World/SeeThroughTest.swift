@@ -1,0 +1,59 @@
+import Foundation
+import Geometry
+
+/// Free-space evidence against a plane: the landmarks that were seen *through* it.
+///
+/// A landmark was seen from its viewpoint (``MapLandmark/viewpoint_W``), so the segment between them crossed no
+/// opaque surface. A landmark clearly behind a plane (beyond its own gate) whose segment crosses the plane well inside
+/// the plane's polygon (at least `margin_m` from its boundary), from a viewpoint clearly in front of it (at least
+/// `margin_m`), witnesses that the plane is not a surface there. A fit through points of several objects that happen
+/// to line up — a table's legs, a box's side and the table's edge behind it, the rims of objects at one height —
+/// is seen through; a wall, a box's face or a table's top is not (only a badly triangulated point can lie behind
+/// one, and such points are few).
+///
+/// Frames: the plane is given by `T_W_P` (metres; its x-y plane is the plane, its z axis the normal), the polygon in
+/// that frame's x-y coordinates, the landmarks and viewpoints in W.
+public struct SeeThroughTest: Sendable {
+    /// The plane's pose in W: its local z = 0 is the plane.
+    public let T_W_P: SE3
+    /// The plane's polygon in its local x-y coordinates, metres (convex or not).
+    public let polygon: [Vec2]
+    /// How far inside the polygon a crossing must be, and how far in front of the plane the viewpoint, metres.
+    public let margin_m: Double
+    private let T_P_W: SE3
+
+    /// A test against the plane `T_W_P` (metres) with `polygon` (local x-y, metres) and `margin_m` (metres).
+    public init(T_W_P: SE3, polygon: [Vec2], margin_m: Double) {
+        self.T_W_P = T_W_P; self.polygon = polygon; self.margin_m = margin_m
+        T_P_W = T_W_P.inverse
+    }
+
+    /// True when `landmark` was seen through the plane: it lies behind the plane by more than `gate_m` (metres: its
+    /// own uncertainty band) as seen from its viewpoint, which is at least `margin_m` in front, and the segment
+    /// between them crosses the plane at least `margin_m` inside the polygon. False without a viewpoint.
+    public func isWitness(_ landmark: MapLandmark, gate_m: Double) -> Bool {
+        guard let c = landmark.viewpoint_W, polygon.count >= 3 else { return false }
+        let cP = T_P_W.act(c), pP = T_P_W.act(landmark.p_W)
+        // Opposite sides: the viewpoint at least the margin from the plane, the point beyond its gate.
+        guard abs(cP.z) >= margin_m, abs(pP.z) > gate_m, (cP.z > 0) != (pP.z > 0) else { return false }
+        let t = cP.z / (cP.z - pP.z)
+        let x = Vec2(cP.x + t * (pP.x - cP.x), cP.y + t * (pP.y - cP.y))
+        guard Self.contains(polygon, x) else { return false }
+        return (PlaneGeometry2D.nearestBoundaryPoint(polygon, to: x).map { ($0 - x).norm } ?? 0) >= margin_m
+    }
+
+    /// Even–odd point-in-polygon test (any simple polygon).
+    static func contains(_ poly: [Vec2], _ q: Vec2) -> Bool {
+        var inside = false
+        var j = poly.count - 1
+        for i in poly.indices {
+            let a = poly[i], b = poly[j]
+            if (a.y > q.y) != (b.y > q.y) {
+                let x = a.x + (q.y - a.y) / (b.y - a.y) * (b.x - a.x)
+                if q.x < x { inside.toggle() }
+            }
+            j = i
+        }
+        return inside
+    }
+}

@@ -1,0 +1,137 @@
+import Estimation
+import Foundation
+import Geometry
+import Testing
+@testable import World
+
+/// Landmarks seen through a plane refute it (`SeeThroughTest`, `PlaneDetectorOptions.rejectSeenThrough`).
+@Suite struct SeeThroughTests {
+    static func landmark(_ id: Int, _ p: Vec3, std: Double = 0.02, from viewpoint: Vec3?) -> MapLandmark {
+        MapLandmark(id: id, p_W: p, std_m: std, weight: 1, observations: 1, firstSeen_ns: 0, lastSeen_ns: 0,
+                    viewpoint_W: viewpoint)
+    }
+
+    /// The vertical plane x = 0 (normal +x) over the square y, z ∈ [0, 1] m, with a 5 cm margin.
+    static let wall: SeeThroughTest = {
+        let rot = PlaneAnchor.frameRotation(normal: Vec3(1, 0, 0))
+        let T_W_P = SE3(rotation: rot, translation: .zero)
+        // The polygon is the square y_W ∈ [0, 1], z_W ∈ [0, 1], put in the plane's own coordinates.
+        let corners = [Vec3(0, 0, 0), Vec3(0, 1, 0), Vec3(0, 1, 1), Vec3(0, 0, 1)].map { c -> Vec2 in
+            let q = T_W_P.inverse.act(c); return Vec2(q.x, q.y)
+        }
+        return SeeThroughTest(T_W_P: T_W_P, polygon: corners, margin_m: 0.05)
+    }()
+
+    @Test func aLineOfSightThroughThePolygonWitnesses() {
+        let eye = Vec3(2, 0.5, 0.5)
+        // Behind the plane, the line of sight crossing it at its centre.
+        #expect(Self.wall.isWitness(Self.landmark(0, Vec3(-1, 0.5, 0.5), from: eye), gate_m: 0.1))
+        // The same point, but within its gate of the plane: it may lie on it.
+        #expect(!Self.wall.isWitness(Self.landmark(1, Vec3(-0.08, 0.5, 0.5), from: eye), gate_m: 0.1))
+        // Crossing 3 cm inside the polygon's edge (within the 5 cm margin: the surface may end a little farther out)
+        // and 10 cm inside it.
+        let nearEdge = Vec3(-2, 0.97, 0.5), eyeNearEdge = Vec3(2, 0.97, 0.5)   // crosses at y = 0.97
+        #expect(!Self.wall.isWitness(Self.landmark(3, nearEdge, from: eyeNearEdge), gate_m: 0.1))
+        let inside = Vec3(-2, 0.9, 0.5), eyeInside = Vec3(2, 0.9, 0.5)         // crosses at y = 0.9
+        #expect(Self.wall.isWitness(Self.landmark(4, inside, from: eyeInside), gate_m: 0.1))
+        // Crossing outside the polygon (above it).
+        #expect(!Self.wall.isWitness(Self.landmark(5, Vec3(-1, 0.5, 1.6), from: Vec3(1, 0.5, 1.6)), gate_m: 0.1))
+        // Both on the same side: nothing crossed.
+        #expect(!Self.wall.isWitness(Self.landmark(6, Vec3(1, 0.5, 0.5), from: eye), gate_m: 0.1))
+        // The viewpoint within the margin of the plane: it may be on the plane's side the point is.
+        #expect(!Self.wall.isWitness(Self.landmark(7, Vec3(-1, 0.5, 0.5), from: Vec3(0.03, 0.5, 0.5)), gate_m: 0.1))
+        // No viewpoint (a point restored from a saved map): no evidence.
+        #expect(!Self.wall.isWitness(Self.landmark(8, Vec3(-1, 0.5, 0.5), from: nil), gate_m: 0.1))
+    }
+
+    /// A fence of landmarks across x = 0 (1.2 m wide, 0.7 m tall: what a line through a table's legs, or through a
+    /// box's side and the table edge behind it, looks like in a mono map with σ 3 cm) and 60 floor landmarks behind
+    /// it. Seen by a camera in front of the fence (the floor seen through it), the fence is no plane; seen by a
+    /// camera behind the fence (the control, the same points), it is a wall. Two stray witnesses do not refute it.
+    @Test func aFenceSeenThroughIsNoPlaneAndTheSameFenceSeenFromBehindIs() {
+        var rng = SeededRandom(seed: 7)
+        func scene(floorSeenFrom eye: Vec3, floorCount: Int) -> [MapLandmark] {
+            var l: [MapLandmark] = []
+            for _ in 0..<60 {
+                let p = Vec3(0, rng.uniform(0, 1.2), rng.uniform(0.05, 0.75)) + rng.gaussian3(0.012)
+                l.append(Self.landmark(l.count, p, std: 0.03, from: Vec3(3, 0.6, 1.3)))
+            }
+            for _ in 0..<floorCount {
+                let p = Vec3(rng.uniform(-2.5, -0.6), rng.uniform(0.2, 1.0), 0)
+                l.append(Self.landmark(l.count, p, std: 0.03, from: eye))
+            }
+            return l
+        }
+        func fences(_ l: [MapLandmark], _ d: PlaneDetector = PlaneDetector()) -> [PlaneCandidate] {
+            d.detect(l).filter { $0.alignment == .vertical && abs($0.normal_W.x) > 0.95 && abs($0.offset_m) < 0.1 }
+        }
+        // In front of the fence, 1.3 m up: the lines of sight to the floor behind it pass through it.
+        let seenThrough = scene(floorSeenFrom: Vec3(3, 0.6, 1.3), floorCount: 60)
+        #expect(fences(seenThrough).isEmpty)
+        // The check is what refutes it: with it off the fence is a plane.
+        var off = PlaneDetectorOptions(); off.rejectSeenThrough = false
+        #expect(fences(seenThrough, PlaneDetector(options: off)).count == 1)
+        // Behind the fence, above the floor: the same points, no line of sight crosses it.
+        #expect(fences(scene(floorSeenFrom: Vec3(-2, 0.6, 1.3), floorCount: 60)).count == 1)
+        // Two witnesses (a badly triangulated point or two behind a real wall) are not enough.
+        #expect(fences(scene(floorSeenFrom: Vec3(3, 0.6, 1.3), floorCount: 2)).count == 1)
+    }
+
+    /// A level of rims at 1.16 m (the phantom: landmarks of several objects' edges at one height, over 1.5 ×
+    /// 1.5 m) and the floor below it, seen from 1.6 m up: the floor is seen through the level, which is no plane. A
+    /// table top at the same place whose floor points are seen from the side, under the top, is kept.
+    @Test func aLevelTheFloorIsSeenThroughIsNoPlane() {
+        var rng = SeededRandom(seed: 11)
+        func scene(floorSeenFrom eye: Vec3) -> [MapLandmark] {
+            var l: [MapLandmark] = []
+            for _ in 0..<50 {
+                let p = Vec3(rng.uniform(0, 1.5), rng.uniform(0, 1.5), 1.16 + 0.01 * rng.gaussian())
+                l.append(Self.landmark(l.count, p, std: 0.03, from: Vec3(0.75, -1.5, 1.6)))
+            }
+            for _ in 0..<40 {
+                let p = Vec3(rng.uniform(0.2, 1.3), rng.uniform(0.2, 1.3), 0)
+                l.append(Self.landmark(l.count, p, std: 0.03, from: eye))
+            }
+            return l
+        }
+        func levels(_ l: [MapLandmark]) -> [PlaneCandidate] {
+            PlaneDetector().detect(l).filter { $0.alignment == .horizontal && abs($0.offset_m - 1.16) < 0.05 }
+        }
+        #expect(levels(scene(floorSeenFrom: Vec3(0.75, 0.75, 1.6))).isEmpty)
+        #expect(levels(scene(floorSeenFrom: Vec3(0.75, -1.5, 0.5))).count == 1)
+    }
+
+    /// The session takes each landmark's line of sight from the frame that reported it: the fence and the floor
+    /// behind it reported by a camera in front of the fence give no plane at the fence; the same reports without lines
+    /// of sight (`landmarksSeenFromCamera` false) give one.
+    @Test func theSessionTakesEachLandmarksLineOfSightFromItsFrame() throws {
+        let pose = lookAt(eye: Vec3(3, 0.6, 1.3), target: Vec3(0, 0.6, 0.4))
+        func run(seenFromCamera: Bool) -> WorldSession {
+            var rng = SeededRandom(seed: 5)
+            let session = WorldSession()
+            var id = 0
+            for i in 0..<10 {
+                var l: [Landmark] = []
+                for _ in 0..<8 {
+                    l.append(Landmark(id: id, p_W: Vec3(0, rng.uniform(0, 1.2), rng.uniform(0.05, 0.75)) + rng.gaussian3(0.012), std_m: 0.03))
+                    id += 1
+                }
+                for _ in 0..<8 {
+                    l.append(Landmark(id: id, p_W: Vec3(rng.uniform(-2.5, -0.6), rng.uniform(0.2, 1.0), 0), std_m: 0.03))
+                    id += 1
+                }
+                _ = session.process(frameInput(i, landmarks: l, T_W_C: pose, seenFromCamera: seenFromCamera))
+            }
+            return session
+        }
+        func fences(_ s: WorldSession) -> [PlaneAnchor] {
+            s.planes.filter { $0.alignment == .vertical && abs($0.normal_W.x) > 0.95 && abs($0.T_W_P.translation.x) < 0.1 }
+        }
+        let seen = run(seenFromCamera: true)
+        #expect(fences(seen).isEmpty)
+        #expect(seen.map.all.allSatisfy { $0.viewpoint_W == pose.translation })
+        let blind = run(seenFromCamera: false)
+        #expect(fences(blind).count == 1)
+        #expect(blind.map.all.allSatisfy { $0.viewpoint_W == nil })
+    }
+}
