@@ -9,7 +9,9 @@ import World
 /// horizontal margin, and infinite), the estimated plane, the chosen hit, the hits of rays 4, 8 and 16 px around it in
 /// 8 directions, the landmarks within 32 px of the ray (offset in px, depth, σ, height, time since last reported), and
 /// where the true point lies in the estimate's frame (the true point relative to the true camera, put at the estimated
-/// camera). `WT_TAP_DIAG_DIR=DIR` also writes `DIR/LABEL.txt`: the whole map (`L id x y z σ`), the planes
+/// camera); with the scene, for each plane the scene surfaces its landmarks lie on and the landmarks seen through it
+/// (`SeeThroughTest`), and the detector's candidates on the frame's map without the see-through check, with their
+/// witnesses. `WT_TAP_DIAG_DIR=DIR` also writes `DIR/LABEL.txt`: the whole map (`L id x y z σ`), the planes
 /// (`P id alignment normal offset band boundary…`) and the rays (`R pixel origin direction truePoint`). A debugging aid
 /// (docs/ACCURACY.md, "World on real motion").
 enum TapDiagnostics {
@@ -20,7 +22,8 @@ enum TapDiagnostics {
         return w.contains("all") || w.contains(label)
     }
 
-    static func dump(tap: PlannedTap, record: MeasurementRecord, frame: WorldFrame, T_W_C_true: SE3?, log: (String) -> Void) {
+    static func dump(tap: PlannedTap, record: MeasurementRecord, frame: WorldFrame, T_W_C_true: SE3?, scene: Scene? = nil,
+                     log: (String) -> Void) {
         var s = "=== \(tap.label) (\(tap.kind)) true \(String(format: "%.3f", tap.length)) status \(record.status) \(record.reason ?? "")\n"
         let f = frame.camera.model.intrinsics.fx
         let cam = frame.T_W_C.translation
@@ -29,6 +32,33 @@ enum TapDiagnostics {
             s += String(format: "  %@ %@ n=(%.2f %.2f %.2f) off %.3f σ %.3f band %.3f area %.2f pts %d\n", p.id as NSString,
                         p.alignment.rawValue as NSString, p.normal_W.x, p.normal_W.y, p.normal_W.z, p.offset_m, p.offsetStd_m,
                         p.inlierBand_m, p.area_m2, p.pointCount)
+            // What the plane's landmarks lie on in the scene (each mapped through the true camera; the nearest
+            // surface within 5 cm, "nothing" otherwise).
+            if let scene, let T = T_W_C_true {
+                let T_true_est = T * frame.T_W_C.inverse
+                let local = p.T_W_P.inverse
+                var on: [String: Int] = [:]
+                for l in frame.session.map.all where abs(p.normal_W.dot(l.p_W) - p.offset_m) <= p.inlierBand_m {
+                    let q = local.act(l.p_W)
+                    guard WorldCheckScore.contains(p.boundaryLocal, Vec2(q.x, q.y)) else { continue }
+                    on[scene.surface(near: T_true_est.act(l.p_W), reach: 0.05)?.name ?? "nothing", default: 0] += 1
+                }
+                let test = SeeThroughTest(T_W_P: p.T_W_P, polygon: p.boundaryLocal, margin_m: 0.05)
+                let seen = frame.session.map.all.filter { test.isWitness($0, gate_m: max(p.inlierBand_m, 3 * $0.std_m)) }
+                var seenOn: [String: Int] = [:]
+                for l in seen { seenOn[scene.surface(near: T_true_est.act(l.p_W), reach: 0.05)?.name ?? "nothing", default: 0] += 1 }
+                s += "    seen through by \(seen.count): " + seenOn.sorted { $0.value > $1.value }.map { "\($0.key) \($0.value)" }.joined(separator: ", ") + "\n"
+                s += "    on: " + on.sorted { $0.value > $1.value }.map { "\($0.key) \($0.value)" }.joined(separator: ", ") + "\n"
+            }
+        }
+        // The detector's candidates on this frame's map, without the see-through check, and their witnesses.
+        var off = PlaneDetectorOptions(); off.rejectSeenThrough = false
+        let detector = PlaneDetector(options: off)
+        let all = frame.session.map.all
+        for c in detector.detect(all) {
+            s += String(format: "  candidate %@ n=(%.2f %.2f %.2f) off %.3f pts %d band %.3f witnesses %d (rejects at %d)\n",
+                        c.alignment.rawValue as NSString, c.normal_W.x, c.normal_W.y, c.normal_W.z, c.offset_m, c.points.count,
+                        c.band_m, detector.seeThroughWitnesses(c, by: all), detector.seeThroughNeeded(c))
         }
         for (i, px) in tap.pixels.enumerated() {
             guard let ray = frame.ray(pixel: px) else { continue }

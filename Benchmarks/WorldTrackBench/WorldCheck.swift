@@ -11,8 +11,9 @@ import World
 /// without `--from-recording`): plans measurement taps of known length from `scene.json` and the ground truth
 /// (`MeasurementTapPlanner`), writes them as a `measure:taps=FILE` file, tracks the dataset mono and stereo with
 /// that consumer (the pipeline of `worldtrack run … --consumer measure:taps=FILE`, in process), and scores the
-/// measurements and the final horizontal planes against the scene (`WorldCheckScore`), after mapping the
-/// estimate into the scene's frame with the posyaw alignment of the whole estimated trajectory to the ground truth.
+/// measurements and the final horizontal planes against the scene (`WorldCheckScore`) and the vertical ones
+/// (`verticalPlanes`), after mapping the estimate into the scene's frame with the posyaw alignment of the whole
+/// estimated trajectory to the ground truth.
 enum WorldCheck {
     /// The figures of one run, for `--json`.
     struct Result: Encodable {
@@ -65,6 +66,7 @@ enum WorldCheck {
         var measured: [String: MeasurementRecord] = [:]
         var lastPlanes: [PlaneAnchorSnapshot] = []
         var lastLandmarks: [Vec3] = []
+        var lastWalls: [PlaneAnchor] = []
         // `WT_TAP_DIAG` (see `TapDiagnostics`): the ground truth, to place each tap's true points in the estimate's frame.
         let diagTruth = TapDiagnostics.wanted == nil ? []
             : try TrajectoryFile.readASLGroundTruth(path: dataset.groundTruthPath ?? "").sorted { $0.t_ns < $1.t_ns }
@@ -83,7 +85,7 @@ enum WorldCheck {
                     let frame = previousWorld.map { $0.t_ns == m.t_ns ? $0 : r.world } ?? r.world
                     let want = frame.t_ns + diagOffset
                     let row = diagTruth.min { abs($0.t_ns - want) < abs($1.t_ns - want) }
-                    TapDiagnostics.dump(tap: tap, record: m, frame: frame, T_W_C_true: row.map { $0.T_W_B * T_B_C }) {
+                    TapDiagnostics.dump(tap: tap, record: m, frame: frame, T_W_C_true: row.map { $0.T_W_B * T_B_C }, scene: scene) {
                         FileHandle.standardError.write(Data(($0 + "\n").utf8))
                     }
                 }
@@ -91,6 +93,7 @@ enum WorldCheck {
             previousWorld = r.world
             if r.world.isTrackingNormal {
                 lastLandmarks = r.world.session.map.all.map(\.p_W)
+                lastWalls = r.world.planes.filter { $0.alignment == .vertical }
                 lastPlanes = r.world.planes.filter { $0.alignment == .horizontal }.map {
                     PlaneAnchorSnapshot(id: $0.id, classification: $0.classification.rawValue, boundary: $0.boundary)
                 }
@@ -122,17 +125,48 @@ enum WorldCheck {
             var on: [String: Int] = [:]
             for l in lastLandmarks.map({ align.act($0) }) where abs(l.z - v.plane.height) <= 0.05
                 && WorldCheckScore.contains(v.plane.boundary, Vec2(l.x, l.y)) {
-                let s = scene.surfaces.filter { abs($0.normal_W.dot(l) - $0.offset) <= 0.05 && $0.contains(planePoint: $0.planeCoordinates(l), tolerance: 0.05) }
-                    .min { abs($0.normal_W.dot(l) - $0.offset) < abs($1.normal_W.dot(l) - $1.offset) }
-                on[s?.name ?? "nothing", default: 0] += 1
+                on[scene.surface(near: l, reach: 0.05)?.name ?? "nothing", default: 0] += 1
             }
             log("world: phantom \(v.plane.id) at \(v.plane.height) m: its landmarks lie on " + on.sorted { $0.value > $1.value }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))
         }
+        log(verticalPlanes(lastWalls, landmarks: lastLandmarks, align: align, scene: scene))
         return Result(dataset: path, stereo: stereo, tapsFile: tapsFile, score: score,
                       medianRelativeError: score.medianRelativeError, beyond10Percent: score.beyond10Percent.count,
                       within2SigmaFraction: score.within2SigmaFraction, failed: score.taps.count - score.ok.count,
                       phantomPlanes: score.phantoms.count, worstHeightError_m: score.worstHeightError,
                       ateRmse_m: report.ate.position.rmse)
+    }
+
+    /// The final vertical planes against the scene: each plane's landmarks (within its inlier band, inside its
+    /// polygon) mapped by `align` onto the scene's surfaces (the nearest within the plane's band, at least 5 cm). A plane is mixed when no
+    /// surface holds half of them (a fit through several objects: a table's legs, a box's side and the wall behind);
+    /// otherwise its normal is compared with that surface's, and it is turned when they differ by more than 10°.
+    static func verticalPlanes(_ walls: [PlaneAnchor], landmarks: [Vec3], align: SimilarityTransform, scene: Scene) -> String {
+        var mixed: [String] = [], turned: [String] = []
+        for w in walls {
+            let local = w.T_W_P.inverse
+            let n = align.rotation.act(w.normal_W)
+            var on: [String: Int] = [:], members = 0
+            for p in landmarks {
+                let q = local.act(p)
+                guard abs(q.z) <= w.inlierBand_m, WorldCheckScore.contains(w.boundaryLocal, Vec2(q.x, q.y)) else { continue }
+                members += 1
+                let x = align.act(p)
+                if let surface = scene.surface(near: x, reach: max(0.05, w.inlierBand_m)) { on[surface.name, default: 0] += 1 }
+            }
+            let best = on.max { ($0.value, $1.key) < ($1.value, $0.key) }
+            let line = String(format: "%@ (%.2f m², %d landmarks, %d on %@", w.id as NSString, w.area_m2, members,
+                              best?.value ?? 0, (best?.key ?? "nothing") as NSString)
+            if members == 0 || 2 * (best?.value ?? 0) < members {
+                mixed.append(line + ")")
+            } else if let name = best?.key, let surface = scene.surfaces.first(where: { $0.name == name }) {
+                let angle = acos(min(1, abs(surface.normal_W.dot(n)))) * 180 / Double.pi
+                if angle > 10 { turned.append(line + String(format: ", normal %.0f° off)", angle)) }
+            }
+        }
+        return "vertical planes \(walls.count): mixed \(mixed.count), turned more than 10° \(turned.count)"
+            + (mixed.isEmpty ? "" : "; mixed: " + mixed.joined(separator: ", "))
+            + (turned.isEmpty ? "" : "; turned: " + turned.joined(separator: ", "))
     }
 
     /// A failure reason without its tap-specific numbers (pixel coordinates), so reasons can be counted.
@@ -147,4 +181,13 @@ enum WorldCheck {
 struct BenchError: Error, CustomStringConvertible {
     let description: String
     init(_ d: String) { description = d }
+}
+
+extension Scene {
+    /// The surface nearest to `x` (the scene's frame, metres) of those within `reach` metres of it, both off its plane
+    /// and outside its polygon; nil when none is.
+    func surface(near x: Vec3, reach: Double) -> SceneSurface? {
+        surfaces.filter { abs($0.normal_W.dot(x) - $0.offset) <= reach && $0.contains(planePoint: $0.planeCoordinates(x), tolerance: reach) }
+            .min { abs($0.normal_W.dot(x) - $0.offset) < abs($1.normal_W.dot(x) - $1.offset) }
+    }
 }

@@ -70,7 +70,8 @@ struct BenchCommand: ParsableCommand {
 
     @Option(name: .customLong("world"), help: ArgumentHelp(
         "Instead of timing: check the world layer on this rendered dataset (repeatable; needs its scene.json): "
-            + "measurement taps of known length planned from the scene, tracked mono and stereo, and the horizontal planes.",
+            + "measurement taps of known length planned from the scene, tracked mono and stereo, the horizontal planes (phantoms, "
+            + "heights) and the vertical ones (mixed: on no one surface; turned: normal more than 10° off).",
         valueName: "DATASET"))
     var worldDatasets: [String] = []
 
