@@ -17,10 +17,10 @@ final class PlaneDetectionWorker {
     /// Detections started and not yet applied, oldest first.
     private var pending: [(job: Job, dueFrame: Int)] = []
 
-    /// A detection in flight: the worker writes `candidates` and `cpu_ns`, then signals `done`.
+    /// A detection in flight: the worker writes `detection` and `cpu_ns`, then signals `done`.
     private final class Job: @unchecked Sendable {
         let done = DispatchSemaphore(value: 0)
-        var candidates: [PlaneCandidate] = []
+        var detection = PlaneDetection()
         var cpu_ns: UInt64 = 0
     }
 
@@ -42,20 +42,20 @@ final class PlaneDetectionWorker {
         pending.append((job, frame + delayFrames))
         queue.async {
             let t0 = Self.threadCPU_ns()
-            job.candidates = detector.detect(landmarks)
+            job.detection = detector.detection(landmarks)
             job.cpu_ns = Self.threadCPU_ns() &- t0
             job.done.signal()
         }
     }
 
-    /// The candidates of the oldest detection if it is due at or before `frame` (waiting for the worker if it is
-    /// still running), or nil when none is due. One per call: a backlog is applied one frame at a time.
-    func finish(frame: Int) -> [PlaneCandidate]? {
+    /// The oldest detection if it is due at or before `frame` (waiting for the worker if it is still running), or nil
+    /// when none is due. One per call: a backlog is applied one frame at a time.
+    func finish(frame: Int) -> PlaneDetection? {
         guard let (job, due) = pending.first, frame >= due else { return nil }
         job.done.wait()
         pending.removeFirst()
         lastCPU_ns = job.cpu_ns
-        return job.candidates
+        return job.detection
     }
 
     /// Waits for the detections in flight and drops their results.

@@ -19,6 +19,15 @@ public struct PlaneCandidate: Equatable, Sendable {
     public var landmarkIds: [Int] = []
 }
 
+/// One detection pass: the candidates (horizontal first, each group ordered by support, largest first), and the
+/// candidates dropped because landmarks were seen through them.
+public struct PlaneDetection: Equatable, Sendable {
+    /// Planes found.
+    public var candidates: [PlaneCandidate] = []
+    /// Fits that free space refutes (`PlaneDetectorOptions.rejectSeenThrough`).
+    public var refuted: [PlaneCandidate] = []
+}
+
 /// Tuning of the plane detector; defaults suit hand-held or drone VIO indoors (landmark σ ≈ 1–3 cm).
 public struct PlaneDetectorOptions: Equatable, Sendable {
     /// Landmarks with σ above this are ignored, metres.
@@ -104,9 +113,21 @@ public struct PlaneDetector: Sendable {
     public init(options: PlaneDetectorOptions = PlaneDetectorOptions()) { self.options = options }
 
     /// All candidates (horizontal first, each group ordered by support, largest first).
-    public func detect(_ landmarks: [MapLandmark]) -> [PlaneCandidate] {
+    public func detect(_ landmarks: [MapLandmark]) -> [PlaneCandidate] { detection(landmarks).candidates }
+
+    /// The candidates, and those dropped because landmarks were seen through them (`rejectSeenThrough`): a tracked
+    /// plane that matches a refuted candidate is refuted with it (``PlaneTracker/update(with:refuted:at:cameraPosition_W:)``).
+    public func detection(_ landmarks: [MapLandmark]) -> PlaneDetection {
+        var refuted: [PlaneCandidate] = []
+        func keep(_ c: [PlaneCandidate]) -> [PlaneCandidate] {
+            c.filter { candidate in
+                guard seenThrough(candidate, by: landmarks) else { return true }
+                refuted.append(candidate)
+                return false
+            }
+        }
         let pts = landmarks.filter { $0.std_m <= options.maxLandmarkStd_m }.sorted { $0.id < $1.id }
-        guard pts.count >= options.minPoints else { return [] }
+        guard pts.count >= options.minPoints else { return PlaneDetection() }
         let band = max(options.minBand_m, 2.5 * Self.median(pts.map(\.std_m)))
         // Horizontal surfaces are where landmarks are not stacked: a landmark with others straight above or
         // below it lies on vertical structure (a wall, a cabinet's side). Levels and horizontal candidates use
@@ -120,15 +141,15 @@ public struct PlaneDetector: Sendable {
         }
         let levels = flat.count >= options.minPoints ? horizontalLevels(flat, band: band) : []
         guard options.detectVertical else {
-            return horizontalCandidates(flat, levels: levels, band: band).filter { !seenThrough($0, by: landmarks) }
+            let horizontal = keep(horizontalCandidates(flat, levels: levels, band: band))
+            return PlaneDetection(candidates: horizontal, refuted: refuted)
         }
         // Walls are searched among the landmarks inside vertical structure and those off every level (so floor
         // and table points never make a "wall"); then the flat landmarks on a wall are left out of the horizontal
         // planes (so a sparsely mapped wall's slice at some height never makes a thin or L-shaped "table").
         let flatIds = Set(flat.map(\.id))
         func inBand(_ p: MapLandmark) -> Bool { levels.contains { abs(p.p_W.z - $0) <= band } }
-        let vertical = detectVertical(pts.filter { !flatIds.contains($0.id) || !inBand($0) }, band: band)
-            .filter { !seenThrough($0, by: landmarks) }
+        let vertical = keep(detectVertical(pts.filter { !flatIds.contains($0.id) || !inBand($0) }, band: band))
         let walls = vertical.map { c -> (n: Vec3, d: Double, rot: SO3, lo: Double, hi: Double) in
             let rot = PlaneAnchor.frameRotation(normal: c.normal_W)
             let xs = c.points.map { rot.inverse.act($0).x }
@@ -140,8 +161,8 @@ public struct PlaneDetector: Sendable {
                 return abs(w.n.dot(p.p_W) - w.d) <= band && x >= w.lo - band && x <= w.hi + band
             }
         }
-        return horizontalCandidates(horizontalPts, levels: levels, band: band).filter { !seenThrough($0, by: landmarks) }
-            + vertical
+        let horizontal = keep(horizontalCandidates(horizontalPts, levels: levels, band: band))
+        return PlaneDetection(candidates: horizontal + vertical, refuted: refuted)
     }
 
     /// True when `landmarks` were seen through the candidate (see `rejectSeenThrough`); a witness must lie behind it

@@ -60,8 +60,10 @@ public struct PlaneTracker: Sendable {
 
     /// Integrates one detection pass made at `t_ns` with the camera at `cameraPosition_W` (world, metres).
     /// Vertical planes get the normal that faces the camera when they are first seen. Planes that no candidate
-    /// matched for more than `maxMissedPasses` passes are removed.
-    public mutating func update(with detected: [PlaneCandidate], at t_ns: TimestampNs,
+    /// matched for more than `maxMissedPasses` passes are removed, and so at once is a plane that matches one of the
+    /// `refuted` fits (landmarks were seen through it, `PlaneDetection.refuted`) and no candidate of this pass: it
+    /// was made before the landmarks behind it were, and it is no surface.
+    public mutating func update(with detected: [PlaneCandidate], refuted: [PlaneCandidate] = [], at t_ns: TimestampNs,
                                 cameraPosition_W: Vec3) -> [PlaneChange] {
         let cameraHeight_m = cameraPosition_W.z
         let candidates = detected.map { c -> PlaneCandidate in
@@ -92,10 +94,18 @@ public struct PlaneTracker: Sendable {
                 planes.remove(at: other)
             }
         }
+        var unsupported: [PlaneAnchor] = []
+        let refutedIds = Set(planes.filter { p in
+            !matched.contains(p.id) && !added.contains(p.id) && refuted.contains { matchesCandidate(p, $0) }
+        }.map(\.id))
+        planes.removeAll { p in
+            guard refutedIds.contains(p.id) else { return false }
+            unsupported.append(p); missedPasses[p.id] = nil
+            return true
+        }
         for p in planes where !added.contains(p.id) {
             missedPasses[p.id] = matched.contains(p.id) ? 0 : (missedPasses[p.id] ?? 0) + 1
         }
-        var unsupported: [PlaneAnchor] = []
         planes.removeAll { p in
             guard (missedPasses[p.id] ?? 0) > options.maxMissedPasses else { return false }
             unsupported.append(p); missedPasses[p.id] = nil

@@ -21,11 +21,15 @@ public struct SeeThroughTest: Sendable {
     /// How far inside the polygon a crossing must be, and how far in front of the plane the viewpoint, metres.
     public let margin_m: Double
     private let T_P_W: SE3
+    /// The plane's normal (its local z axis) in W and its offset along it (`normal_W · x = offset_m` on the plane).
+    private let normal_W: Vec3, offset_m: Double
 
     /// A test against the plane `T_W_P` (metres) with `polygon` (local x-y, metres) and `margin_m` (metres).
     public init(T_W_P: SE3, polygon: [Vec2], margin_m: Double) {
         self.T_W_P = T_W_P; self.polygon = polygon; self.margin_m = margin_m
         T_P_W = T_W_P.inverse
+        normal_W = T_W_P.rotation.act(Vec3(0, 0, 1))
+        offset_m = normal_W.dot(T_W_P.translation)
     }
 
     /// True when `landmark` was seen through the plane: it lies behind the plane by more than `gate_m` (metres: its
@@ -33,10 +37,12 @@ public struct SeeThroughTest: Sendable {
     /// between them crosses the plane at least `margin_m` inside the polygon. False without a viewpoint.
     public func isWitness(_ landmark: MapLandmark, gate_m: Double) -> Bool {
         guard let c = landmark.viewpoint_W, polygon.count >= 3 else { return false }
+        // Opposite sides: the viewpoint at least the margin from the plane, the point beyond its gate (signed
+        // distances first, which settle most landmarks).
+        let cz = normal_W.dot(c) - offset_m, pz = normal_W.dot(landmark.p_W) - offset_m
+        guard abs(cz) >= margin_m, abs(pz) > gate_m, (cz > 0) != (pz > 0) else { return false }
         let cP = T_P_W.act(c), pP = T_P_W.act(landmark.p_W)
-        // Opposite sides: the viewpoint at least the margin from the plane, the point beyond its gate.
-        guard abs(cP.z) >= margin_m, abs(pP.z) > gate_m, (cP.z > 0) != (pP.z > 0) else { return false }
-        let t = cP.z / (cP.z - pP.z)
+        let t = cz / (cz - pz)
         let x = Vec2(cP.x + t * (pP.x - cP.x), cP.y + t * (pP.y - cP.y))
         guard Self.contains(polygon, x) else { return false }
         return (PlaneGeometry2D.nearestBoundaryPoint(polygon, to: x).map { ($0 - x).norm } ?? 0) >= margin_m

@@ -85,9 +85,9 @@ public final class WorldSession {
         var events: [AnchorEvent] = []
         if input.isTrackingNormal {
             map.integrate(input.landmarks, at: input.t_ns, viewpoint_W: input.landmarkViewpoint_W)
-            if let worker, let candidates = worker.finish(frame: frameIndex) {
+            if let worker, let detection = worker.finish(frame: frameIndex) {
                 workerDetectionCPU_ns = worker.lastCPU_ns
-                events += apply(candidates, input)
+                events += apply(detection, input)
             }
             let scale = max(1, Double(map.count) / Double(max(1, options.detectionLandmarksPerInterval)))
             let interval = TimestampNs(Double(options.detectionInterval_ns) * scale)
@@ -96,17 +96,18 @@ public final class WorldSession {
                 if let worker {
                     worker.start(detector, landmarks: map.all, frame: frameIndex)
                 } else {
-                    events += apply(detector.detect(map.all), input)
+                    events += apply(detector.detection(map.all), input)
                 }
             }
         }
         return WorldFrame(input: input, session: self, events: events)
     }
 
-    /// Hands plane candidates to the plane tracker; returns the anchor events that follow.
-    private func apply(_ candidates: [PlaneCandidate], _ input: WorldFrameInput) -> [AnchorEvent] {
+    /// Hands a detection pass (its candidates and refuted fits) to the plane tracker; returns the anchor events that
+    /// follow.
+    private func apply(_ detection: PlaneDetection, _ input: WorldFrameInput) -> [AnchorEvent] {
         var events: [AnchorEvent] = []
-        let changes = planeTracker.update(with: candidates, at: input.t_ns,
+        let changes = planeTracker.update(with: detection.candidates, refuted: detection.refuted, at: input.t_ns,
                                           cameraPosition_W: input.T_W_C.translation)
         events += changes.map { change -> AnchorEvent in
             switch change {

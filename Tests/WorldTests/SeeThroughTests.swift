@@ -48,19 +48,25 @@ import Testing
     /// box's side and the table edge behind it, looks like in a mono map with σ 3 cm) and 60 floor landmarks behind
     /// it. Seen by a camera in front of the fence (the floor seen through it), the fence is no plane; seen by a
     /// camera behind the fence (the control, the same points), it is a wall. Two stray witnesses do not refute it.
+    /// The fence at x = 0 (60 landmarks, σ 3 cm, seen from in front of it) and `floorCount` floor landmarks behind it
+    /// seen from `eye`.
+    static func fence(floorSeenFrom eye: Vec3, floorCount: Int, rng: inout SeededRandom) -> [MapLandmark] {
+        var l: [MapLandmark] = []
+        for _ in 0..<60 {
+            let p = Vec3(0, rng.uniform(0, 1.2), rng.uniform(0.05, 0.75)) + rng.gaussian3(0.012)
+            l.append(Self.landmark(l.count, p, std: 0.03, from: Vec3(3, 0.6, 1.3)))
+        }
+        for _ in 0..<floorCount {
+            let p = Vec3(rng.uniform(-2.5, -0.6), rng.uniform(0.2, 1.0), 0)
+            l.append(Self.landmark(l.count, p, std: 0.03, from: eye))
+        }
+        return l
+    }
+
     @Test func aFenceSeenThroughIsNoPlaneAndTheSameFenceSeenFromBehindIs() {
         var rng = SeededRandom(seed: 7)
         func scene(floorSeenFrom eye: Vec3, floorCount: Int) -> [MapLandmark] {
-            var l: [MapLandmark] = []
-            for _ in 0..<60 {
-                let p = Vec3(0, rng.uniform(0, 1.2), rng.uniform(0.05, 0.75)) + rng.gaussian3(0.012)
-                l.append(Self.landmark(l.count, p, std: 0.03, from: Vec3(3, 0.6, 1.3)))
-            }
-            for _ in 0..<floorCount {
-                let p = Vec3(rng.uniform(-2.5, -0.6), rng.uniform(0.2, 1.0), 0)
-                l.append(Self.landmark(l.count, p, std: 0.03, from: eye))
-            }
-            return l
+            Self.fence(floorSeenFrom: eye, floorCount: floorCount, rng: &rng)
         }
         func fences(_ l: [MapLandmark], _ d: PlaneDetector = PlaneDetector()) -> [PlaneCandidate] {
             d.detect(l).filter { $0.alignment == .vertical && abs($0.normal_W.x) > 0.95 && abs($0.offset_m) < 0.1 }
@@ -133,5 +139,30 @@ import Testing
         let blind = run(seenFromCamera: false)
         #expect(fences(blind).count == 1)
         #expect(blind.map.all.allSatisfy { $0.viewpoint_W == nil })
+    }
+
+    /// A tracked plane made before the landmarks behind it were seen is removed at the first pass whose fit of it is
+    /// refuted (not 20 passes later, as a plane no candidate matches), unless a candidate of the same pass holds it.
+    @Test func aTrackedPlaneThatFreeSpaceLaterRefutesIsRemovedAtOnce() throws {
+        var rng = SeededRandom(seed: 3)
+        let detector = PlaneDetector()
+        var tracker = PlaneTracker()
+        let camera = Vec3(3, 0.6, 1.3)
+        // First the fence alone (the floor behind it not yet mapped): a plane.
+        let early = detector.detection(Self.fence(floorSeenFrom: camera, floorCount: 0, rng: &rng))
+        #expect(early.refuted.isEmpty)
+        let added = tracker.update(with: early.candidates, at: 0, cameraPosition_W: camera)
+        let fence = try #require(tracker.planes.first { $0.alignment == .vertical && abs($0.T_W_P.translation.x) < 0.1 })
+        #expect(added.contains(.added(fence)))
+        // Then the floor behind it, seen through it: the fit is refuted, and the plane goes with it.
+        let later = detector.detection(Self.fence(floorSeenFrom: camera, floorCount: 60, rng: &rng))
+        #expect(later.refuted.contains { $0.alignment == .vertical })
+        var control = tracker
+        let changes = tracker.update(with: later.candidates, refuted: later.refuted, at: 1, cameraPosition_W: camera)
+        #expect(tracker.plane(id: fence.id) == nil)
+        #expect(changes.contains { if case let .removed(p, into) = $0 { return p.id == fence.id && into == nil } else { return false } })
+        // Control: the same pass without its refuted fits only counts a missed pass.
+        _ = control.update(with: later.candidates, at: 1, cameraPosition_W: camera)
+        #expect(control.plane(id: fence.id) != nil)
     }
 }
