@@ -16,7 +16,8 @@ import Geometry
 public struct SeeThroughTest: Sendable {
     /// The plane's pose in W: its local z = 0 is the plane.
     public let T_W_P: SE3
-    /// The plane's polygon in its local x-y coordinates, metres (convex or not).
+    /// The plane's convex polygon in its local x-y coordinates, metres (a hull of landmarks, as planes' boundaries are),
+    /// counter-clockwise (the initialiser turns a clockwise one round).
     public let polygon: [Vec2]
     /// How far inside the polygon a crossing must be, and how far in front of the plane the viewpoint, metres.
     public let margin_m: Double
@@ -24,9 +25,11 @@ public struct SeeThroughTest: Sendable {
     /// The plane's normal (its local z axis) in W and its offset along it (`normal_W · x = offset_m` on the plane).
     private let normal_W: Vec3, offset_m: Double
 
-    /// A test against the plane `T_W_P` (metres) with `polygon` (local x-y, metres) and `margin_m` (metres).
+    /// A test against the plane `T_W_P` (metres) with the convex `polygon` (local x-y, metres) and `margin_m` (metres).
     public init(T_W_P: SE3, polygon: [Vec2], margin_m: Double) {
-        self.T_W_P = T_W_P; self.polygon = polygon; self.margin_m = margin_m
+        var twiceArea = 0.0
+        for i in polygon.indices { twiceArea += PlaneGeometry2D.cross(.zero, polygon[i], polygon[(i + 1) % polygon.count]) }
+        self.T_W_P = T_W_P; self.polygon = twiceArea < 0 ? polygon.reversed() : polygon; self.margin_m = margin_m
         T_P_W = T_W_P.inverse
         normal_W = T_W_P.rotation.act(Vec3(0, 0, 1))
         offset_m = normal_W.dot(T_W_P.translation)
@@ -44,22 +47,7 @@ public struct SeeThroughTest: Sendable {
         let cP = T_P_W.act(c), pP = T_P_W.act(landmark.p_W)
         let t = cz / (cz - pz)
         let x = Vec2(cP.x + t * (pP.x - cP.x), cP.y + t * (pP.y - cP.y))
-        guard Self.contains(polygon, x) else { return false }
+        guard PlaneGeometry2D.convexContains(polygon, x) else { return false }
         return (PlaneGeometry2D.nearestBoundaryPoint(polygon, to: x).map { ($0 - x).norm } ?? 0) >= margin_m
-    }
-
-    /// Even–odd point-in-polygon test (any simple polygon).
-    static func contains(_ poly: [Vec2], _ q: Vec2) -> Bool {
-        var inside = false
-        var j = poly.count - 1
-        for i in poly.indices {
-            let a = poly[i], b = poly[j]
-            if (a.y > q.y) != (b.y > q.y) {
-                let x = a.x + (q.y - a.y) / (b.y - a.y) * (b.x - a.x)
-                if q.x < x { inside.toggle() }
-            }
-            j = i
-        }
-        return inside
     }
 }

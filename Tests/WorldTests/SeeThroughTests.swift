@@ -40,6 +40,10 @@ import Testing
         #expect(!Self.wall.isWitness(Self.landmark(6, Vec3(1, 0.5, 0.5), from: eye), gate_m: 0.1))
         // The viewpoint within the margin of the plane: it may be on the plane's side the point is.
         #expect(!Self.wall.isWitness(Self.landmark(7, Vec3(-1, 0.5, 0.5), from: Vec3(0.03, 0.5, 0.5)), gate_m: 0.1))
+        // The polygon's orientation does not matter: the square taken clockwise gives the same answers.
+        let reversed = SeeThroughTest(T_W_P: Self.wall.T_W_P, polygon: Self.wall.polygon.reversed(), margin_m: 0.05)
+        #expect(reversed.isWitness(Self.landmark(9, inside, from: eyeInside), gate_m: 0.1))
+        #expect(!reversed.isWitness(Self.landmark(10, nearEdge, from: eyeNearEdge), gate_m: 0.1))
         // No viewpoint (a point restored from a saved map): no evidence.
         #expect(!Self.wall.isWitness(Self.landmark(8, Vec3(-1, 0.5, 0.5), from: nil), gate_m: 0.1))
     }
