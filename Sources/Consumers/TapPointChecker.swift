@@ -34,6 +34,8 @@ public enum TapPointVerdict: Equatable {
 ///    no more than `maxOccluders` lie in front of it — else the hit is on the wrong surface (behind mapped structure,
 ///    or on a polygon that reaches too far) or on a depth edge; a hit in the margin outside its polygon needs one
 ///    at its depth even with its plane's landmarks around it (the ray can pass beside the mapped edge);
+/// 2b. **silhouettes**: no landmark that no plane holds lies within `silhouetteRadius_px` of the tap well in front of
+///    the hit (`silhouetteDepthRatio`): the ray may pass the silhouette of a face the map holds by a point or two;
 /// 3. **support**: a hit on a plane's infinite extension, or on an estimated plane, needs a landmark along the ray at
 ///    its depth (it is a guess through unmapped space otherwise: a wall's extension in front of a cabinet, the floor's
 ///    under a table, a plane fitted to landmarks several degrees beside the ray); for an estimated plane with fewer
@@ -88,6 +90,19 @@ public struct TapPointChecker: Equatable, Sendable {
     /// far corners crossed its level 40–47 cm (1.9–2.3 spacings) past the hull and met the wall behind (+28 % and
     /// +34 %, stereo); the floor taps past mapped tops that measured right crossed 3.0–22 spacings past them.
     public var rimSpacingFactor: Double = 2.5
+
+    /// Landmarks within this many pixels (of focal length, an angle as `rayRadius_px`) of the tap that no plane holds and that lie well in front of the hit (see
+    /// `silhouetteDepthRatio`) fail it: they are structure of unknown extent beside the ray (a box's side face mapped
+    /// by a point or two), whose silhouette the tap may be on, with the surface behind it answering. About the
+    /// spacing of the map's points in the image (some 200 tracked features on 752 × 480: one per 42 px square): a
+    /// face with a landmark this far from the tap may well cover the tap. Structure a plane holds is left to the edge
+    /// test, which knows its boundary. On the 30 s V1_01 renders (stereo) the side faces of box A, seen from below
+    /// its top, held 1–3 landmarks 25–47 px from taps at its top corner; the rays met the wall 1.5 m behind, and the
+    /// box's height measured 1.42–1.56 m for 0.25–0.27 m (+426 to +525 %, with a 2 σ of ±0.35–0.43 m). 0 turns the test off.
+    public var silhouetteRadius_px: Double = 40
+    /// A landmark counts for the silhouette test when its depth along the ray is less than this fraction of the hit's
+    /// (by more than 3 of its σ): a surface that much nearer is not the hit's own, whatever its slant.
+    public var silhouetteDepthRatio: Double = 0.7
 
     /// `false` measures every hit as the consumer did before these checks (no failure, the hit's own σ): for
     /// comparisons (`worldtrack-bench --world-baseline`).
@@ -197,6 +212,11 @@ public struct TapPointChecker: Equatable, Sendable {
             return .failed(String(format: "%d mapped points lie in front of the hit on %@ at %.2f m (an edge, or a surface no plane holds)",
                                   inFront, describe(hit) as NSString, t))
         }
+        if let beside = unheldStructureInFront(of: hit, ray: ray, frame: frame) {
+            return .failed(String(format: "beside structure no plane holds: %d mapped points within %.0f px lie nearer than %.2f m, the hit on "
+                                  + "%@ at %.2f m (the ray may pass the silhouette of an unmapped face)",
+                                  beside, silhouetteRadius_px, silhouetteDepthRatio * t, describe(hit) as NSString, t))
+        }
         if agreeing.isEmpty, hit.target == .existingPlaneInfinite, let id = hit.planeId {
             return .failed("nothing mapped along the ray confirms \(id)'s extension there (\(near.count) points near the ray, none at "
                 + String(format: "%.2f m)", t))
@@ -259,6 +279,25 @@ public struct TapPointChecker: Equatable, Sendable {
         let tol = max(cone.inlierDistance_m, 3 * all[all.count / 2])
         let inliers = near.filter { abs(hit.normal_W.dot($0.p_W - hit.position_W)) <= tol }.map(\.std_m).sorted()
         return inliers.isEmpty ? 0 : inliers[inliers.count / 2]
+    }
+
+    /// How many landmarks within `silhouetteRadius_px` of the tap's ray lie nearer than `silhouetteDepthRatio` × the
+    /// hit's depth (by more than 3 of their σ) and on no plane (within its inlier band, inside its polygon with 5 cm
+    /// to spare): structure whose extent nothing maps, beside the ray in front of the hit. `nil` when there are none
+    /// or the test is off.
+    func unheldStructureInFront(of hit: RaycastResult, ray: WorldRay, frame: WorldFrame) -> Int? {
+        guard silhouetteRadius_px > 0 else { return nil }
+        let f = frame.camera.model.intrinsics.fx
+        let planes = frame.session.planes
+        let beside = frame.session.map.landmarks(nearRayFrom: ray.origin_W, direction: ray.direction_W,
+                                                 maxAngle: atan(silhouetteRadius_px / f)).filter { l, _ in
+            let depth = (l.p_W - ray.origin_W).dot(ray.direction_W)
+            guard depth > 0, depth < silhouetteDepthRatio * hit.distance_m - 3 * l.std_m else { return false }
+            return !planes.contains { p in
+                abs(p.normal_W.dot(l.p_W - p.T_W_P.translation)) <= p.inlierBand_m && p.boundaryContains(l.p_W, tolerance: 0.05)
+            }
+        }
+        return beside.isEmpty ? nil : beside.count
     }
 
     /// True when the hit's detected plane has landmarks on it (within 3 of their σ, at least the depth tolerance)

@@ -370,6 +370,39 @@ import Testing
                                    ray: faceHit(Vec3(1.1, -0.4, mappedTop - 0.3), from: grazingEye).1, frame: f, tolerance: 0.14) == nil)
     }
 
+    @Test func aTapBesideStructureNoPlaneHoldsFails() throws {
+        // A floor tap, and two landmarks of something no plane holds (a box's side face mapped by a point or two)
+        // `offset_px` to the side of its pixel at `fraction` of the hit's depth.
+        let (f0, hit0, _, px) = try Self.floorHit(Vec3(-0.5, -0.8, 0))
+        func verdict(offset_px: Double, fraction: Double, checker: TapPointChecker = TapPointChecker()) throws -> TapPointVerdict {
+            var extra: [Landmark] = []
+            for (k, dy) in [0.0, 6.0].enumerated() {
+                let ray = try #require(f0.ray(pixel: px + Vec2(offset_px, dy)))
+                extra.append(Landmark(id: 100_000 + k, p_W: ray.point(at: fraction * hit0.distance_m), std_m: 0.01))
+            }
+            let session = WorldSession()
+            var gen = RoomLandmarks(seed: 1)
+            var frame: WorldFrame?
+            for i in 0..<30 { frame = session.process(frameInput(i, landmarks: gen.batch(floor: 150, table: 10, wall: 15) + extra)) }
+            let f = try #require(frame)
+            let hit = try #require(f.raycast(pixel: px)), ray = try #require(f.ray(pixel: px))
+            #expect(abs(hit.distance_m - hit0.distance_m) < 0.05)
+            return checker.check(hit, ray: ray, pixel: px, frame: f) { f.raycast(pixel: $0) }
+        }
+        guard case let .failed(why) = try verdict(offset_px: 24, fraction: 0.45) else {
+            Issue.record("a tap 24 px beside unmapped structure at half its depth was measured"); return
+        }
+        #expect(why.contains("beside structure no plane holds"), "\(why)")
+        // Controls: the same points 100 px away (the radius is an angle, 40 px of focal length: 64 px this far out in
+        // the image), or at 90 % of the hit's depth, or the test turned off.
+        var off = TapPointChecker()
+        off.silhouetteRadius_px = 0
+        for (v, label) in [(try verdict(offset_px: 100, fraction: 0.45), "100 px away"), (try verdict(offset_px: 24, fraction: 0.9), "at 90 %"),
+                           (try verdict(offset_px: 24, fraction: 0.45, checker: off), "test off")] {
+            if case let .failed(why) = v { Issue.record("control \(label) failed: \(why)") }
+        }
+    }
+
     @Test func theSameLengthFartherAwayGetsALargerSigma() throws {
         let (_, frames) = runRoom()
         let f = try #require(frames.last)
