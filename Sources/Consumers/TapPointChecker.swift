@@ -91,14 +91,15 @@ public struct TapPointChecker: Equatable, Sendable {
     /// +34 %, stereo); the floor taps past mapped tops that measured right crossed 3.0–22 spacings past them.
     public var rimSpacingFactor: Double = 2.5
 
-    /// Landmarks within this many pixels (of focal length, an angle as `rayRadius_px`) of the tap that no plane holds and that lie well in front of the hit (see
-    /// `silhouetteDepthRatio`) fail it: they are structure of unknown extent beside the ray (a box's side face mapped
-    /// by a point or two), whose silhouette the tap may be on, with the surface behind it answering. About the
-    /// spacing of the map's points in the image (some 200 tracked features on 752 × 480: one per 42 px square): a
-    /// face with a landmark this far from the tap may well cover the tap. Structure a plane holds is left to the edge
-    /// test, which knows its boundary. On the 30 s V1_01 renders (stereo) the side faces of box A, seen from below
-    /// its top, held 1–3 landmarks 25–47 px from taps at its top corner; the rays met the wall 1.5 m behind, and the
-    /// box's height measured 1.42–1.56 m for 0.25–0.27 m (+426 to +525 %, with a 2 σ of ±0.35–0.43 m). 0 turns the test off.
+    /// Landmarks within this many pixels (of focal length: an angle, as `rayRadius_px`) of the tap that no plane holds
+    /// and that lie well in front of the hit (see `silhouetteDepthRatio`) fail it: they are structure of unknown
+    /// extent beside the ray (a box's side face mapped by a point or two), whose silhouette the tap may be on, with
+    /// the surface behind it answering. About the spacing of the map's points in the image (some 200 tracked
+    /// features on 752 × 480: one per 42 px square): a face with a landmark this far from the tap may well cover the
+    /// tap. Structure a plane holds is left to the edge test, which knows its boundary. On the 30 s V1_01 renders
+    /// (stereo) the side faces of box A, seen from below its top, held 1–3 landmarks 25–47 px from taps at its top
+    /// corner; the rays met the wall 1.5 m behind, and the box's height measured 1.42–1.56 m for 0.25–0.27 m (+426
+    /// to +525 %, with a 2 σ of ±0.35–0.43 m). 0 turns the test off.
     public var silhouetteRadius_px: Double = 40
     /// A landmark counts for the silhouette test when its depth along the ray is less than this fraction of the hit's
     /// (by more than 3 of its σ): a surface that much nearer is not the hit's own, whatever its slant.

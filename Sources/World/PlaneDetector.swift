@@ -126,7 +126,10 @@ public struct PlaneDetector: Sendable {
                 return false
             }
         }
-        let pts = landmarks.filter { $0.std_m <= options.maxLandmarkStd_m }.sorted { $0.id < $1.id }
+        // In id order (the map's own order is a dictionary's), sorting indices: a landmark is some 150 bytes to move,
+        // an index 8 (the sort of the landmarks themselves was 1.8 % of a mono run's instructions).
+        let pts = landmarks.indices.filter { landmarks[$0].std_m <= options.maxLandmarkStd_m }
+            .sorted { landmarks[$0].id < landmarks[$1].id }.map { landmarks[$0] }
         guard pts.count >= options.minPoints else { return PlaneDetection() }
         let band = max(options.minBand_m, 2.5 * Self.median(pts.map(\.std_m)))
         // Horizontal surfaces are where landmarks are not stacked: a landmark with others straight above or
