@@ -12,6 +12,9 @@ public struct FittedPlane: Equatable, Sendable {
     public var rms_m: Double
     /// Number of points used.
     public var count: Int
+    /// The points' (weighted) variance along the in-plane axis they spread least along, m²: with `rms_m` and `count`
+    /// it says how well the normal is known.
+    public var minorVariance_m2: Double = 0
 
     /// Fits a plane to `points` with optional `weights` (defaults to 1); `nil` for fewer than 3 points
     /// or a degenerate (collinear) set.
@@ -29,6 +32,7 @@ public struct FittedPlane: Equatable, Sendable {
         let eig = SymmetricEigen3(cov)
         guard eig.values.y > 1e-12 else { return nil } // collinear or coincident
         let n = eig.vectors[0]
-        return FittedPlane(centroid: c, normal: n, rms_m: Swift.max(0, eig.values.x).squareRoot(), count: points.count)
+        return FittedPlane(centroid: c, normal: n, rms_m: Swift.max(0, eig.values.x).squareRoot(), count: points.count,
+                           minorVariance_m2: eig.values.y)
     }
 }

@@ -57,6 +57,9 @@ public struct RaycastResult: Equatable, Sendable {
     public var surfaceStd_m: Double
     /// Cosine of the angle between the ray and the surface normal (|n·d|, 1 when head-on).
     public var incidenceCosine: Double
+    /// For an estimated plane, the 1-σ of its normal's tilt about the axis it is least sure of, radians (the fit's
+    /// point σ over √n times the points' spread across that axis); 0 for detected planes.
+    public var normalStd_rad: Double = 0
 
     /// The hit point, world, metres.
     public var position_W: Vec3 { T_W_Hit.translation }
@@ -76,6 +79,14 @@ public struct EstimatedPlaneOptions: Equatable, Sendable {
     public var inlierDistance_m: Double = 0.02
     /// Hits whose incidence cosine is below this are rejected (grazing rays are unreliable).
     public var minIncidenceCosine: Double = 0.1
+    /// An estimated plane agrees with a detected plane (and is snapped onto it, `WorldSession.raycast`) when their
+    /// normals are within this angle, degrees, or within `snapAngleSigmas` of the estimate's normal σ when that is
+    /// wider, up to `maxSnapAngle_deg`: a fit to a few far landmarks with σ of 10–15 cm has a normal known to 8–9°.
+    public var snapAngle_deg: Double = 15
+    /// See `snapAngle_deg`.
+    public var snapAngleSigmas: Double = 3
+    /// See `snapAngle_deg`; below the 90° between a floor and a wall by a wide margin.
+    public var maxSnapAngle_deg: Double = 30
     /// Default options.
     public init() {}
 }
@@ -151,9 +162,11 @@ public enum Raycaster {
         default: return nil
         }
         let std = max(fit.rms_m / Double(fit.count).squareRoot(), medStd / Double(fit.count).squareRoot())
+        // The normal's σ: a slope fitted to n points with σ spread over s across the plane is known to σ / (√n s).
+        let tilt = max(fit.rms_m, medStd) / (Double(fit.count).squareRoot() * max(fit.minorVariance_m2, 1e-12).squareRoot())
         return RaycastResult(T_W_Hit: SE3(rotation: surfaceRotation(normal: n), translation: hit), distance_m: t,
                              target: .estimatedPlane, alignment: align, planeId: nil, surfaceStd_m: std,
-                             incidenceCosine: abs(denom))
+                             incidenceCosine: abs(denom), normalStd_rad: tilt)
     }
 
     /// A rotation whose z axis is `n` and whose x axis is world x projected on the surface (world y when x is

@@ -132,6 +132,40 @@ import Testing
         #expect((raw.position_W - hit.position_W).norm < 0.1)
     }
 
+    @Test func anEstimateWhoseNormalIsUncertainSnapsWithinItsSigma() throws {
+        // Floor mapped over [0, 1]²; 1.5 m away, 8 landmarks of the floor whose errors happen to tilt their fit 19°
+        // (z = 0.35 (x − 2.5)) over a 0.4 × 0.3 m patch. Reported with σ 12 cm, the fit's normal is known to some
+        // 25°, so it agrees with the floor; reported with σ 1 cm, the same tilt is real and it does not.
+        func hit(std: Double, sigmas: Double = EstimatedPlaneOptions().snapAngleSigmas) throws -> (RaycastResult, RaycastResult, PlaneAnchor) {
+            var options = WorldOptions()
+            options.estimatedPlane.snapAngleSigmas = sigmas
+            let session = WorldSession(options: options)
+            var rng = SeededRandom(seed: 7)
+            let cluster = (0..<8).map { i -> Landmark in
+                let x = rng.uniform(2.3, 2.7), y = rng.uniform(0.35, 0.65)
+                return Landmark(id: 100 + i, p_W: Vec3(x, y, 0.35 * (x - 2.5)), std_m: std)
+            }
+            _ = session.process(frameInput(0, landmarks: patch(0...1, 0...1, z: 0, count: 80, firstId: 0, seed: 1) + cluster,
+                                           T_W_C: lookAt(eye: Vec3(1.5, -1.5, 1.5), target: Vec3(2.5, 0.5, 0))))
+            let floor = try #require(session.planes.first)
+            let ray = WorldRay(origin_W: Vec3(1.5, -1.5, 1.5), direction_W: Vec3(2.5, 0.5, 0) - Vec3(1.5, -1.5, 1.5))
+            let raw = try #require(session.raycast(ray, target: .estimatedPlane).first)
+            let hit = try #require(session.raycast(ray, preferring: [.existingPlaneGeometry, .estimatedPlane]))
+            return (raw, hit, floor)
+        }
+        let (raw, snapped, floor) = try hit(std: 0.12)
+        let tilt = acos(abs(raw.normal_W.z)) * 180 / Double.pi
+        #expect(tilt > 15 && tilt < 30, "the fit is tilted \(tilt)°")
+        #expect(raw.normalStd_rad * 180 / Double.pi > 10)
+        #expect(snapped.target == .existingPlaneInfinite && snapped.planeId == floor.id)
+        // Controls: the 15° rule alone (no widening by the normal's σ) keeps the tilted estimate; so does a fit of
+        // landmarks with σ 1 cm, whose normal is known to a few degrees.
+        #expect(try hit(std: 0.12, sigmas: 0).1.target == .estimatedPlane)
+        let (sharp, kept, _) = try hit(std: 0.01)
+        #expect(sharp.normalStd_rad * 180 / Double.pi < 5)
+        #expect(kept.target == .estimatedPlane)
+    }
+
     @Test func infiniteFallbackPrefersTheLargePlaneFarFromEveryMappedPart() throws {
         // Floor mapped at x ∈ [-3, -0.5] (5 m²), a small table top at z = 0.75 (0.25 m²); a ray to the floor at x = 2
         // crosses the table's extension first (0.5 m beyond the table), 2.5 m beyond the mapped floor, with no
