@@ -36,11 +36,8 @@ enum TapDiagnostics {
             // surface within 5 cm, "nothing" otherwise).
             if let scene, let T = T_W_C_true {
                 let T_true_est = T * frame.T_W_C.inverse
-                let local = p.T_W_P.inverse
                 var on: [String: Int] = [:]
-                for l in frame.session.map.all where abs(p.normal_W.dot(l.p_W) - p.offset_m) <= p.inlierBand_m {
-                    let q = local.act(l.p_W)
-                    guard WorldCheckScore.contains(p.boundaryLocal, Vec2(q.x, q.y)) else { continue }
+                for l in frame.session.map.all where p.holds(l.p_W) {
                     on[scene.surface(near: T_true_est.act(l.p_W), reach: 0.05)?.name ?? "nothing", default: 0] += 1
                 }
                 let test = SeeThroughTest(T_W_P: p.T_W_P, polygon: p.boundaryLocal, margin_m: 0.05)

@@ -294,9 +294,7 @@ public struct TapPointChecker: Equatable, Sendable {
                                                  maxAngle: atan(silhouetteRadius_px / f)).filter { l, _ in
             let depth = (l.p_W - ray.origin_W).dot(ray.direction_W)
             guard depth > 0, depth < silhouetteDepthRatio * hit.distance_m - 3 * l.std_m else { return false }
-            return !planes.contains { p in
-                abs(p.normal_W.dot(l.p_W - p.T_W_P.translation)) <= p.inlierBand_m && p.boundaryContains(l.p_W, tolerance: 0.05)
-            }
+            return !planes.contains { $0.holds(l.p_W, boundaryTolerance_m: 0.05) }
         }
         return beside.isEmpty ? nil : beside.count
     }

@@ -93,6 +93,12 @@ public struct PlaneAnchor: Equatable, Sendable {
         PlaneGeometry2D.convexContains(boundaryLocal, local(p_W), tolerance: tolerance)
     }
 
+    /// True when the plane holds the world point: within its inlier band along the normal, and inside its boundary
+    /// (with `boundaryTolerance_m` to spare, metres).
+    public func holds(_ p_W: Vec3, boundaryTolerance_m: Double = 1e-6) -> Bool {
+        abs(normal_W.dot(p_W - T_W_P.translation)) <= inlierBand_m && boundaryContains(p_W, tolerance: boundaryTolerance_m)
+    }
+
     /// Recomputes `center` and `extent` from `boundaryLocal`.
     mutating func refreshExtent() {
         let r = PlaneGeometry2D.minimumAreaRectangle(boundaryLocal)
