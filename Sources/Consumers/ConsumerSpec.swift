@@ -115,6 +115,16 @@ public struct ConsumerSpec: Equatable {
         return v
     }
 
+    /// A switch: `on` or `off` (true or false).
+    public func onOff(_ key: String) throws -> Bool? {
+        guard let s = try single(key) else { return nil }
+        switch s {
+        case "on": return true
+        case "off": return false
+        default: throw ConsumerError.badValue(consumer: name, key: key, value: s, expected: "on or off")
+        }
+    }
+
     /// The single time of a key (see `StreamTime`; error if it lists several).
     public func singleTime(_ key: String) throws -> StreamTime? {
         guard let t = try times(key) else { return nil }

@@ -1,5 +1,6 @@
 import Foundation
 import Geometry
+import Imaging
 import Sensors
 import StreamFormat
 import World
@@ -105,19 +106,30 @@ public final class MeasureConsumer: FrameConsumer {
     private let taps: [MeasureTap]
     private var pending: [(t: TimestampNs, tap: MeasureTap)]?
     private var previous: WorldFrame?
+    /// Recent frames' images and camera poses, kept while a tap is due within `secondViewWindow_ns` (mono: the
+    /// earlier views a tapped pixel is matched in, see `secondView(for:from:)`), oldest first.
+    private var recentViews: [(t_ns: TimestampNs, T_W_C: SE3, image: GrayImage)] = []
+    /// How far back a mono tap looks for a second view, ns.
+    public var secondViewWindow_ns: TimestampNs = 1_000_000_000
+    /// A mono tap is matched in the most recent earlier frame whose camera lies at least this far from the tap's ray
+    /// (sideways to it), metres: about a stereo pair's baseline (EuRoC's is 11 cm).
+    public var secondViewBaseline_m: Double = 0.1
+    /// Earlier frames whose camera lies less than this far sideways of the ray are not used, metres.
+    public var minSecondViewBaseline_m: Double = 0.04
 
     /// A consumer for the given taps.
     public init(taps: [MeasureTap], poseStd_m: Double = 0.01, pixelStd: Double = 1.0, edgeTolerance_m: Double = 0.15) {
         self.taps = taps; self.poseStd_m = poseStd_m; self.pixelStd = pixelStd; self.edgeTolerance_m = edgeTolerance_m
     }
 
-    /// Builds from a spec (`taps` required; `pose_std`, `pixel_std`, `edge` optional).
+    /// Builds from a spec (`taps` required; `pose_std`, `pixel_std`, `edge`, `images` optional).
     public convenience init(spec: ConsumerSpec) throws {
-        try spec.checkKeys(allowed: ["taps", "pose_std", "pixel_std", "edge"])
+        try spec.checkKeys(allowed: ["taps", "pose_std", "pixel_std", "edge", "images"])
         guard let path = try spec.single("taps") else { throw ConsumerError.missingKey(consumer: spec.name, key: "taps") }
         self.init(taps: try MeasureTap.load(path: path), poseStd_m: try spec.nonNegativeDouble("pose_std") ?? 0.01,
                   pixelStd: try spec.nonNegativeDouble("pixel_std") ?? 1.0,
                   edgeTolerance_m: try spec.nonNegativeDouble("edge") ?? 0.15)
+        if try spec.onOff("images") == false { checker.photometric = nil }
     }
 
     /// See `FrameConsumer.consume(_:)`.
@@ -133,7 +145,27 @@ public final class MeasureConsumer: FrameConsumer {
             out.append(measure(next.tap, tapTime: next.t, on: use))
         }
         previous = frame
+        if frame.input.stereoView == nil, let image = frame.image, frame.isTrackingNormal, checker.photometric != nil,
+           let next = pending?.first, next.t - frame.t_ns <= secondViewWindow_ns {
+            recentViews.append((frame.t_ns, frame.T_W_C, image))
+        }
+        recentViews.removeAll { frame.t_ns - $0.t_ns > secondViewWindow_ns }
         return out
+    }
+
+    /// The earlier view a mono tap's pixel along `ray` (seen from `frame`) is matched in: the most recent kept frame
+    /// whose camera lies `secondViewBaseline_m` sideways of the ray, else the one farthest sideways if at least
+    /// `minSecondViewBaseline_m`; `nil` in stereo (the frame has its right image) or when none qualifies.
+    func secondView(for ray: WorldRay, from frame: WorldFrame) -> SecondView? {
+        guard frame.input.stereoView == nil else { return nil }
+        func sideways(_ T_W_C: SE3) -> Double {
+            let d = T_W_C.translation - ray.origin_W
+            return (d - ray.direction_W * d.dot(ray.direction_W)).norm
+        }
+        let earlier = recentViews.filter { $0.t_ns < frame.t_ns }
+        let chosen = earlier.last { sideways($0.T_W_C) >= secondViewBaseline_m }
+            ?? earlier.max { sideways($0.T_W_C) < sideways($1.T_W_C) }.flatMap { sideways($0.T_W_C) >= minSecondViewBaseline_m ? $0 : nil }
+        return chosen.map { SecondView(image: $0.image, camera: frame.camera.model, T_C0_C1: frame.T_W_C.inverse * $0.T_W_C) }
     }
 
     /// See `FrameConsumer.finish()`.
@@ -162,7 +194,7 @@ public final class MeasureConsumer: FrameConsumer {
                   var hit = frame.raycast(pixel: px, horizontalGeometryMargin_m: edgeTolerance_m) else {
                 rec.reason = "pixel \(i) (\(px.x), \(px.y)) hits no surface"; return rec
             }
-            let verdict = checker.check(hit, ray: ray, pixel: px, frame: frame) {
+            let verdict = checker.check(hit, ray: ray, pixel: px, frame: frame, secondView: secondView(for: ray, from: frame)) {
                 frame.raycast(pixel: $0, horizontalGeometryMargin_m: edgeTolerance_m)
             }
             switch verdict {

@@ -12,7 +12,8 @@ public enum TapPointVerdict: Equatable {
     case failed(String)
 }
 
-/// Checks a tapped point's raycast hit against the landmark map before a length is measured from it.
+/// Checks a tapped point's raycast hit against the landmark map (and, where a second view is at hand, the images) before a
+/// length is measured from it.
 ///
 /// A raycast answers with a plane even where that plane is not: an extension of the floor under a table, a table
 /// top's polygon reaching past its edge, a plane met at a grazing angle. A wrong surface makes a length several
@@ -40,7 +41,11 @@ public enum TapPointVerdict: Equatable {
 ///    its depth (it is a guess through unmapped space otherwise: a wall's extension in front of a cabinet, the floor's
 ///    under a table, a plane fitted to landmarks several degrees beside the ray); for an estimated plane with fewer
 ///    than `minLandmarks` points along the ray, one of them at the hit's depth itself, not merely inside the depth
-///    window an oblique surface opens (too few points to check the fitted plane's slant otherwise).
+///    window an oblique surface opens (too few points to check the fitted plane's slant otherwise);
+/// 4. **images**: where a second view of the scene is at hand (stereo: the right image; mono: an earlier frame the
+///    `measure` consumer keeps), the tapped pixel's patch, matched along its epipolar line, must not place the pixel
+///    clearly nearer than the hit (`photometric`): the map cannot contradict a ray that passes the silhouette of a
+///    surface with no landmark on it.
 ///
 /// The σ it returns is the larger of the plane's offset σ and its landmarks' typical σ (see `planeSigma`); for an
 /// estimated plane, at least the RMS distance of the landmarks along the ray to it.
@@ -105,6 +110,34 @@ public struct TapPointChecker: Equatable, Sendable {
     /// (by more than 3 of its σ): a surface that much nearer is not the hit's own, whatever its slant.
     public var silhouetteDepthRatio: Double = 0.7
 
+    /// The images' own say on the hit's depth, where there is a second view (the right image of a stereo frame,
+    /// `WorldFrameInput.stereoView`, or the earlier frame `check`'s caller passes): the tapped pixel's patch is matched
+    /// along its epipolar line in it (``PhotometricDepthProbe``), from
+    /// `photometricRange.lowerBound` to `photometricRange.upperBound` times the hit's depth. A hit fails when the images
+    /// place the tapped pixel clearly **nearer** than it: the best match scores at least `photometricMinScore`, has no
+    /// rival within `photometricRivalMargin`, lies outside the hit's window (its 3 σ along the ray, at least
+    /// `photometricTolerance_px` in the second image), and the hypothesis at the hit's own depth scores at least
+    /// `photometricMinGap` less. Nearer only: the failure this catches is a ray that passes the silhouette of a surface
+    /// the map does not hold and meets what lies behind it, which no landmark contradicts. On a 30 s V1_01 render
+    /// (stereo, seeds 5 and 6) table B, seen end-on with no landmark on it, had its width's corners measured on the
+    /// wall 0.5–1.2 m behind them (0.083 m for 0.600 m), every landmark along the rays being the wall's. A hit in front
+    /// of the true surface is a plane reaching past its edge, which the rim tests judge; and a tap on a corner, whose
+    /// patch straddles two surfaces, can match the one behind better than its own. `nil` turns the check off.
+    public var photometric: PhotometricDepthProbe? = PhotometricDepthProbe()
+    /// The depths searched, as multiples of the hit's.
+    public var photometricRange: ClosedRange<Double> = 0.4...2.5
+    /// The best match must score at least this (normalised cross-correlation): a textured surface seen in both views
+    /// matches at 0.95–1.0 on the renders, a patch straddling a depth edge at 0.5–0.9.
+    public var photometricMinScore: Double = 0.9
+    /// The hypothesis at the hit's depth must score at least this much less than the best (a few times the score's
+    /// noise between the two cameras' images).
+    public var photometricMinGap: Double = 0.2
+    /// Another peak within this of the best (behind a dip) makes the match ambiguous: no verdict.
+    public var photometricRivalMargin: Double = 0.1
+    /// The smallest window around the hit's projection in the second view, pixels: a patch on a slanted surface or
+    /// near a depth edge shifts its peak by up to about a pixel and a half on the renders.
+    public var photometricTolerance_px: Double = 1.5
+
     /// `false` measures every hit as the consumer did before these checks (no failure, the hit's own σ): for
     /// comparisons (`worldtrack-bench --world-baseline`).
     public var enabled = true
@@ -113,8 +146,9 @@ public struct TapPointChecker: Equatable, Sendable {
     public init() {}
 
     /// Checks one hit of `ray` (through `pixel`) on `frame`'s world; `raycast` answers the same query for another
-    /// pixel (for the edge test).
-    public func check(_ hit: RaycastResult, ray: WorldRay, pixel: Vec2, frame: WorldFrame,
+    /// pixel (for the edge test); `secondView`, when given, is the image the pixel is matched in for the images' check
+    /// (by default the frame's right image, if it has one).
+    public func check(_ hit: RaycastResult, ray: WorldRay, pixel: Vec2, frame: WorldFrame, secondView: SecondView? = nil,
                       raycast: (Vec2) -> RaycastResult?) -> TapPointVerdict {
         guard enabled else { return .confirmed(surfaceStd_m: 0, onEdge: false) }
         let incidence = acos(min(1, hit.incidenceCosine)) * 180 / Double.pi
@@ -255,7 +289,38 @@ public struct TapPointChecker: Equatable, Sendable {
             }
             sigma = max(sigma, rms)
         }
+        if let seen = photometricDisagreement(hit, pixel: pixel, frame: frame, view: secondView ?? frame.input.stereoView,
+                                              surfaceStd_m: sigma) {
+            return .failed(String(format: "the images place the tapped pixel at %.2f m (match %.2f in the second view), nearer than the "
+                                  + "hit on %@ at %.2f m (match %.2f there): the ray may pass the silhouette of a surface in front",
+                                  seen.best.distance_m, seen.best.score, describe(hit) as NSString, t, seen.hitScore))
+        }
         return .confirmed(surfaceStd_m: sigma, onEdge: onEdge)
+    }
+
+    /// The best match of the tapped pixel along its epipolar line in the frame's second view, with the score of the
+    /// hypothesis at the hit's own depth, when the images place the pixel clearly nearer than the hit (see
+    /// `photometric`); `nil` when they agree with it or cannot say (no second view, no texture, a weak or ambiguous
+    /// match, or a best match behind the hit).
+    func photometricDisagreement(_ hit: RaycastResult, pixel: Vec2, frame: WorldFrame, view: SecondView?, surfaceStd_m: Double)
+        -> (best: DepthProfile.Sample, hitScore: Double)? {
+        guard let probe = photometric, let view, let image = frame.image,
+              let bearing = frame.camera.model.bearing(pixel) else { return nil }
+        let t = hit.distance_m
+        guard let profile = probe.profile(pixel: pixel, image: image, camera: frame.camera.model, view: view,
+                                          nearest_m: photometricRange.lowerBound * t, farthest_m: photometricRange.upperBound * t),
+              let bestIndex = profile.bestIndex else { return nil }
+        let best = profile.samples[bestIndex]
+        guard best.score >= photometricMinScore, best.distance_m < t else { return nil }
+        let T_C1_C0 = view.T_C0_C1.inverse
+        func projected(_ distance: Double) -> Vec2? { view.camera.project(T_C1_C0.act(bearing * max(distance, 0.05))) }
+        let along = 3 * surfaceStd_m / max(hit.incidenceCosine, 0.17)
+        guard let at = projected(t), let nearer = projected(t - along), let farther = projected(t + along),
+              let atHit = profile.sample(nearest: at) else { return nil }
+        let window = max(photometricTolerance_px, (nearer - at).norm, (farther - at).norm)
+        guard (atHit.pixel - at).norm <= window, (best.pixel - at).norm > window, atHit.score <= best.score - photometricMinGap,
+              !profile.hasRival(to: bestIndex, margin: photometricRivalMargin, dip: 0.05) else { return nil }
+        return (best, atHit.score)
     }
 
     /// The 1-σ of a hit's surface along its normal: for a detected plane the larger of its offset σ (a statistical

@@ -22,6 +22,9 @@ public struct WorldFrameInput: Sendable {
     public var featureCount: Int
     /// The frame's image, when the caller has it (burst capture needs it).
     public var image: GrayImage?
+    /// The right camera's image at the same instant, with its pose in this (left) camera's frame, when the caller
+    /// tracks a stereo pair: the measure consumer checks tapped points' depths against it (``PhotometricDepthProbe``).
+    public var stereoView: SecondView?
     /// The estimator's whole output for this frame, when the caller has it: the stream reports the body's velocity,
     /// the IMU biases and the pose's uncertainty from it.
     public var estimate: EstimatorOutput?
@@ -34,11 +37,11 @@ public struct WorldFrameInput: Sendable {
     /// A frame input; see the properties for units and frames.
     public init(t_ns: TimestampNs, trackingState: TrackingState, T_W_C: SE3, T_W_B: SE3,
                 camera: CameraCalibration, landmarks: [Landmark], featureCount: Int, image: GrayImage? = nil,
-                estimate: EstimatorOutput? = nil, landmarksSeenFromCamera: Bool = true) {
+                estimate: EstimatorOutput? = nil, landmarksSeenFromCamera: Bool = true, stereoView: SecondView? = nil) {
         self.t_ns = t_ns; self.trackingState = trackingState
         self.T_W_C = T_W_C; self.T_W_B = T_W_B; self.camera = camera; self.landmarks = landmarks
         self.featureCount = featureCount; self.image = image; self.estimate = estimate
-        self.landmarksSeenFromCamera = landmarksSeenFromCamera
+        self.landmarksSeenFromCamera = landmarksSeenFromCamera; self.stereoView = stereoView
     }
 
     /// Where the landmarks were seen from: the camera's centre in W (metres), nil when `landmarksSeenFromCamera` is

@@ -69,6 +69,10 @@ struct ReplayCommand: ParsableCommand {
                 throw CLIError.badInput("--consumer \(needsImages.name): it needs the frames' images, which a stream does not carry; use it on `worldtrack run`")
             }
             consumerObjects = try specs.map { try ConsumerFactory.make($0, convention: convention) }
+            if specs.contains(where: { $0.name == "measure" && (try? $0.onOff("images")) != false }) {
+                log.line("replay: measure's image depth check does not run (a stream carries no images): its records equal a live "
+                         + "run's with `measure:…,images=off`, and a live run's with images wherever that check failed no tap")
+            }
         } catch let error as CLIError { throw error } catch {
             throw CLIError.badInput("--consumer: \(error)")
         }

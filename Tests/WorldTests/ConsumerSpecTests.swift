@@ -80,5 +80,13 @@ import TestSupport
         try #"[{"t_ns": 1403715273262142976, "pixels": [[1, 2], [3, 4.5]], "label": "door"}]"#.write(toFile: p, atomically: true, encoding: .utf8)
         let taps = try MeasureTap.load(path: p)
         #expect(taps == [MeasureTap(time: .absolute(1_403_715_273_262_142_976), pixels: [.init(1, 2), .init(3, 4.5)], label: "door")])
+        // `images` switches the check against a second view: on by default, off on request, and nothing else.
+        func measure(_ extra: String) throws -> MeasureConsumer {
+            try MeasureConsumer(spec: try ConsumerSpec(parsing: "measure:taps=\(p)\(extra)"))
+        }
+        #expect(try measure("").checker.photometric != nil)
+        #expect(try measure(",images=on").checker.photometric != nil)
+        #expect(try measure(",images=off").checker.photometric == nil)
+        #expect(error("measure:taps=\(p),images=maybe") == "consumer 'measure': bad value 'maybe' for 'images': expected on or off")
     }
 }

@@ -403,6 +403,79 @@ import Testing
         }
     }
 
+    @Test func aTapWhoseImagesSeeAnUnmappedSurfaceInFrontFails() throws {
+        // A floor tap whose pixel, in truth, sees a card standing across the ray at `fraction` of the floor hit's
+        // depth: no landmark maps it, so every map-based check passes, but the stereo pair places the pixel on it.
+        let (f0, hit0, ray0, px) = try Self.floorHit(Vec3(0.3, -0.8, 0))
+        #expect(f0.camera.model.contains(px, margin: 20))
+        func verdict(cardAt fraction: Double?, checker: TapPointChecker = TapPointChecker()) throws -> TapPointVerdict {
+            let scene = TexturedScene(card: fraction.map { (ray0.point(at: $0 * hit0.distance_m), -ray0.direction_W, 0.15) })
+            let (left, view) = scene.stereoPair(testCamera.model, T_W_C: defaultPose)
+            let session = WorldSession()
+            var gen = RoomLandmarks(seed: 1)
+            var frame: WorldFrame?
+            for i in 0..<30 {
+                var input = frameInput(i, landmarks: gen.batch(floor: 150, table: 10, wall: 15))
+                if i == 29 { input.image = left; input.stereoView = view }
+                frame = session.process(input)
+            }
+            let f = try #require(frame)
+            let hit = try #require(f.raycast(pixel: px)), ray = try #require(f.ray(pixel: px))
+            #expect(abs(hit.distance_m - hit0.distance_m) < 1e-9)
+            return checker.check(hit, ray: ray, pixel: px, frame: f) { f.raycast(pixel: $0) }
+        }
+        guard case let .failed(why) = try verdict(cardAt: 0.75) else {
+            Issue.record("a tap on an unmapped card at 75 % of the floor hit's depth was measured on the floor"); return
+        }
+        #expect(why.contains("the images place the tapped pixel at"), "\(why)")
+        // Controls: no card (the images see the floor at the hit), a card within the hit's window (3 % nearer: half a
+        // pixel of disparity), and the check off.
+        var off = TapPointChecker()
+        off.photometric = nil
+        for (v, label) in [(try verdict(cardAt: nil), "no card"), (try verdict(cardAt: 0.97), "card 3 % nearer"),
+                           (try verdict(cardAt: 0.75, checker: off), "check off")] {
+            guard case .confirmed = v else { Issue.record("control \(label): \(v)"); continue }
+        }
+    }
+
+    @Test func aMonoTapIsMatchedInAnEarlierFrame() throws {
+        // Mono: the camera slides 0.4 m sideways over 30 frames (1.5 s); the `measure` consumer matches the tapped
+        // pixels in the latest earlier frame 10 cm or more sideways of their rays. The first pixel sees, in truth, a card
+        // across its ray at 75 % of the floor hit's depth that no landmark maps.
+        func pose(_ i: Int) -> SE3 {
+            let x = 0.9 + 0.4 * Double(i) / 29
+            return lookAt(eye: Vec3(x, -2.0, 1.5), target: Vec3(x, 0, 0.5))
+        }
+        let last = pose(29)
+        let a = try #require(testCamera.model.project(last.inverse.act(Vec3(0.3, -0.8, 0))))
+        let b = try #require(testCamera.model.project(last.inverse.act(Vec3(0.0, -0.3, 0))))
+        let toA = (Vec3(0.3, -0.8, 0) - last.translation)
+        func record(card: Bool, photometric: Bool = true) throws -> MeasurementRecord {
+            let scene = TexturedScene(card: card ? (last.translation + toA * 0.75, -toA.normalized, 0.15) : nil)
+            let session = WorldSession()
+            var gen = RoomLandmarks(seed: 1)
+            let consumer = MeasureConsumer(taps: [MeasureTap(time: .absolute(frameInput(29, landmarks: []).t_ns), pixels: [a, b])])
+            if !photometric { consumer.checker.photometric = nil }
+            var records: [MeasurementRecord] = []
+            for i in 0..<30 {
+                var input = frameInput(i, landmarks: gen.batch(floor: 150, table: 10, wall: 15), T_W_C: pose(i))
+                if i >= 18 { input.image = scene.render(testCamera.model, T_W_C: pose(i)) }   // the second view is some 8 frames back
+                records += try consumer.consume(session.process(input)).compactMap { $0 as? MeasurementRecord }
+            }
+            return try #require(records.first)
+        }
+        let blocked = try record(card: true)
+        #expect(blocked.status == "failed")
+        #expect(blocked.reason?.contains("pixel 0") == true && blocked.reason?.contains("the images place the tapped pixel at") == true,
+                "\(blocked.reason ?? "measured")")
+        // Controls: no card, and the check off.
+        let open = try record(card: false), off = try record(card: true, photometric: false)
+        #expect(open.status == "ok", "\(open.reason ?? "")")
+        #expect(off.status == "ok", "\(off.reason ?? "")")
+        // The true length, with the floor's landmarks (1 cm) and a pose σ of 1 cm.
+        #expect(abs((open.total ?? 0) - (Vec3(0.3, -0.8, 0) - Vec3(0.0, -0.3, 0)).norm) < 0.03)
+    }
+
     @Test func theSameLengthFartherAwayGetsALargerSigma() throws {
         let (_, frames) = runRoom()
         let f = try #require(frames.last)
