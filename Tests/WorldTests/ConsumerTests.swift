@@ -117,6 +117,46 @@ func pixel(_ p_W: Vec3, _ T_W_C: SE3 = defaultPose) throws -> [Double] {
         #expect(try #require(withTap.total_std) > expected + 0.001)
     }
 
+    @Test func twoEstimatedPlanesAreTwoSurfacesInTheSigma() throws {
+        // Two patches of floor landmarks, and no detected plane: each tapped end is met on its own estimated plane, both
+        // level. Each end then moves along its ray by √(σ_s² + σ_p²)/c, projected on the segment; the one-surface term
+        // L·σ_H/H (a detected plane's) does not apply, however parallel the two fits.
+        let a = Vec3(0.8, 0.3, 0), b = Vec3(1.5, 0.9, 0)
+        var rng = SeededRandom(seed: 4)
+        var id = 0
+        func patch(_ c: Vec3) -> [Landmark] {
+            (0..<25).map { _ in
+                defer { id += 1 }
+                return Landmark(id: id, p_W: c + Vec3(rng.uniform(-0.12, 0.12), rng.uniform(-0.12, 0.12), 0.005 * rng.gaussian()), std_m: 0.005)
+            }
+        }
+        var options = WorldOptions()
+        options.detector.minPoints = 1000   // no plane: the world has only estimates
+        let frame = WorldSession(options: options).process(frameInput(0, landmarks: patch(a) + patch(b)))
+        #expect(frame.planes.isEmpty)
+        let pixels = try [a, b].map { try #require(testCamera.model.project(defaultPose.inverse.act($0))) }
+        let consumer = MeasureConsumer(taps: [], poseStd_m: 0.02, pixelStd: 0)
+        let m = consumer.measure(MeasureTap(time: .absolute(frame.t_ns), pixels: pixels), tapTime: frame.t_ns, on: frame)
+        #expect(m.status == "ok", "\(m.reason ?? "")")
+        #expect(m.points.allSatisfy { $0.target == "estimatedPlane" })
+        // The model, from the same hits and the checker's σ for each.
+        var ends: [(RaycastResult, WorldRay)] = []
+        for px in pixels {
+            let ray = try #require(frame.ray(pixel: px))
+            var hit = try #require(frame.raycast(pixel: px, horizontalGeometryMargin_m: consumer.edgeTolerance_m))
+            guard case let .confirmed(sigma, _) = consumer.checker.check(hit, ray: ray, pixel: px, frame: frame, raycast: { frame.raycast(pixel: $0) })
+            else { Issue.record("an end failed its checks"); return }
+            hit.surfaceStd_m = max(hit.surfaceStd_m, sigma)
+            ends.append((hit, ray))
+        }
+        #expect(ends[0].0.normal_W.dot(ends[1].0.normal_W) > 0.98)
+        let u = (ends[1].0.position_W - ends[0].0.position_W).normalized
+        let expected = ends.map { h, r in
+            pow(abs(u.dot(r.direction_W)) * (h.surfaceStd_m * h.surfaceStd_m + 0.02 * 0.02).squareRoot() / max(h.incidenceCosine, 0.1), 2)
+        }.reduce(0, +).squareRoot()
+        #expect(abs(try #require(m.total_std) - expected) < 1e-9, "σ \(m.total_std ?? 0) m, the model's \(expected) m")
+    }
+
     @Test func tapAfterTheLastFrameUsesItOrFails() throws {
         let c = MeasureConsumer(taps: [MeasureTap(time: .relativeSeconds(1.6), pixels: [Vec2(300, 400), Vec2(340, 400)]),
                                        MeasureTap(time: .relativeSeconds(30), pixels: [Vec2(300, 400), Vec2(340, 400)])])
