@@ -145,8 +145,8 @@ public final class TrackingPipeline {
     private let consumers: [any FrameConsumer]
     private let writers: [StreamWriter]
     private let camera: CameraCalibration
-    /// The right camera, when tracking stereo.
-    private let rightCamera: CameraCalibration?
+    /// The right camera's model and its pose in the left camera's frame (`T_C0_C1`), when tracking stereo.
+    private let rightCamera: (model: CameraModel, T_C0_C1: SE3)?
     private let reobserver: MapReobserver?
     private let loadedMap: WorldMap?
     private let relocalizer: Relocalizer?
@@ -183,7 +183,7 @@ public final class TrackingPipeline {
         self.options = options
         self.camera = cam0.calibration
         let right = options.stereo ? dataset.cameras[1].calibration : nil
-        rightCamera = right
+        rightCamera = right.map { ($0.model, cam0.calibration.T_B_C.inverse * $0.T_B_C) }
         do {
             tracker = try FeatureTracker(camera: cam0.calibration, rightCamera: right, options: options.frontend)
         } catch {
@@ -344,7 +344,7 @@ public final class TrackingPipeline {
                 t_ns: left.t_ns, trackingState: estimate.trackingState, T_W_C: estimate.T_W_C, T_W_B: estimate.T_W_B,
                 camera: camera, landmarks: estimate.landmarks, featureCount: features.features.count, image: images.0,
                 estimate: estimate, stereoView: images.1.flatMap { right in
-                    rightCamera.map { SecondView(image: right, camera: $0.model, T_C0_C1: camera.T_B_C.inverse * $0.T_B_C) }
+                    rightCamera.map { SecondView(image: right, camera: $0.model, T_C0_C1: $0.T_C0_C1) }
                 })
             let worldFrame = profiler.measure(.planes) { session.process(worldInput) }
             if options.world.detectionDelayFrames > 0 { profiler.add(.planeWorker, nanoseconds: session.workerDetectionCPU_ns) }

@@ -35,11 +35,11 @@ public struct DepthProfile: Equatable, Sendable {
     /// The grey-level standard deviation of the first image's patch (its texture).
     public var referenceStd: Double
 
-    /// The best-matching hypothesis; `nil` when there is none.
-    public var best: Sample? { samples.max { $0.score < $1.score } }
-
     /// The index of the best-matching hypothesis; `nil` when there is none.
     public var bestIndex: Int? { samples.indices.max { samples[$0].score < samples[$1].score } }
+
+    /// The best-matching hypothesis; `nil` when there is none.
+    public var best: Sample? { bestIndex.map { samples[$0] } }
 
     /// The hypothesis whose projection in the second view lies nearest `pixel`; `nil` when there is none.
     public func sample(nearest pixel: Vec2) -> Sample? {
