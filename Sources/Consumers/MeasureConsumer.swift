@@ -85,6 +85,11 @@ public struct MeasureTap: Equatable {
 ///   each end moves along its ray by √(σ_s² + σ_p²)/c, projected on the segment;
 /// - every end adds tap noise t·σ_px/(f·c), independent.
 /// σ_total² = (Σ common)² + Σ independent².
+///
+/// Each hit is checked (`TapPointChecker.check`); a pixel that hits nothing, or whose hit fails, may still be placed
+/// by the images: matched in two other views whose epipolar lines cross (`TapPointChecker.imagePlacement`; stereo: the
+/// right image and an earlier frame). Such an end counts as a surface of its own met head-on, with the placement's σ.
+/// `images=off` turns both uses of the images off.
 public final class MeasureConsumer: FrameConsumer {
     /// Spec name: `measure`.
     public let name = "measure"
@@ -107,8 +112,8 @@ public final class MeasureConsumer: FrameConsumer {
     private let taps: [MeasureTap]
     private var pending: [(t: TimestampNs, tap: MeasureTap)]?
     private var previous: WorldFrame?
-    /// Recent frames' images and camera poses, kept while a tap is due within `secondViewWindow_ns` (mono: the
-    /// earlier views a tapped pixel is matched in, see `secondView(for:from:)`), oldest first.
+    /// Recent frames' images and camera poses, kept while a tap is due within `secondViewWindow_ns` (the earlier
+    /// views a tapped pixel is matched in, see `secondView(for:from:)` and `imageViews(for:from:)`), oldest first.
     private var recentViews: [(t_ns: TimestampNs, T_W_C: SE3, image: GrayImage)] = []
     /// How far back a mono tap looks for a second view, ns.
     public var secondViewWindow_ns: TimestampNs = 1_000_000_000
@@ -146,7 +151,7 @@ public final class MeasureConsumer: FrameConsumer {
             out.append(measure(next.tap, tapTime: next.t, on: use))
         }
         previous = frame
-        if frame.input.stereoView == nil, let image = frame.image, frame.isTrackingNormal, checker.photometric != nil,
+        if let image = frame.image, frame.isTrackingNormal, checker.photometric != nil,
            let next = pending?.first, next.t - frame.t_ns <= secondViewWindow_ns {
             recentViews.append((frame.t_ns, frame.T_W_C, image))
         }
@@ -169,6 +174,29 @@ public final class MeasureConsumer: FrameConsumer {
         return chosen.map { SecondView(image: $0.image, camera: frame.camera.model, T_C0_C1: frame.T_W_C.inverse * $0.T_W_C) }
     }
 
+    /// The other views the images place a pixel along `ray` with (`TapPointChecker.imagePlacement`): in stereo the
+    /// right image and the earlier frame `secondView` would choose in mono; in mono that frame and the most recent
+    /// other one that lies `minSecondViewBaseline_m` sideways of the ray and as far from the first.
+    func imageViews(for ray: WorldRay, from frame: WorldFrame) -> [SecondView] {
+        let earlier = recentViews.filter { $0.t_ns < frame.t_ns }
+        func sideways(_ T_W_C: SE3) -> Double {
+            let d = T_W_C.translation - ray.origin_W
+            return (d - ray.direction_W * d.dot(ray.direction_W)).norm
+        }
+        func view(_ v: (t_ns: TimestampNs, T_W_C: SE3, image: GrayImage)) -> SecondView {
+            SecondView(image: v.image, camera: frame.camera.model, T_C0_C1: frame.T_W_C.inverse * v.T_W_C)
+        }
+        guard let first = earlier.last(where: { sideways($0.T_W_C) >= secondViewBaseline_m })
+            ?? earlier.max(by: { sideways($0.T_W_C) < sideways($1.T_W_C) }).flatMap({ sideways($0.T_W_C) >= minSecondViewBaseline_m ? $0 : nil })
+        else { return frame.input.stereoView.map { [$0] } ?? [] }
+        if let right = frame.input.stereoView { return [right, view(first)] }
+        let second = earlier.last {
+            $0.t_ns != first.t_ns && sideways($0.T_W_C) >= minSecondViewBaseline_m
+                && ($0.T_W_C.translation - first.T_W_C.translation).norm >= minSecondViewBaseline_m
+        }
+        return [view(first)] + (second.map { [view($0)] } ?? [])
+    }
+
     /// See `FrameConsumer.finish()`.
     public func finish() throws -> [any StreamRecord] {
         guard let rest = pending else { return [] }
@@ -188,31 +216,57 @@ public final class MeasureConsumer: FrameConsumer {
             rec.reason = "no frame within \(Double(maxTimeGap_ns) * 1e-9) s of the tap"; return rec
         }
         guard frame.isTrackingNormal else { rec.reason = "tracking not normal (\(frame.trackingState))"; return rec }
-        var hits: [(RaycastResult, WorldRay)] = []
-        var edgeEnds: [Bool] = []
+        var ends: [End] = []
         for (i, px) in tap.pixels.enumerated() {
-            guard let ray = frame.ray(pixel: px),
-                  var hit = frame.raycast(pixel: px, horizontalGeometryMargin_m: edgeTolerance_m) else {
-                rec.reason = "pixel \(i) (\(px.x), \(px.y)) hits no surface"; return rec
+            guard let ray = frame.ray(pixel: px) else {
+                rec.reason = "pixel \(i) (\(px.x), \(px.y)) cannot be unprojected"; return rec
             }
-            let verdict = checker.check(hit, ray: ray, pixel: px, frame: frame, secondView: secondView(for: ray, from: frame)) {
-                frame.raycast(pixel: $0, horizontalGeometryMargin_m: edgeTolerance_m)
+            let view = secondView(for: ray, from: frame)
+            let refusal: String
+            if var hit = frame.raycast(pixel: px, horizontalGeometryMargin_m: edgeTolerance_m) {
+                let verdict = checker.check(hit, ray: ray, pixel: px, frame: frame, secondView: view) {
+                    frame.raycast(pixel: $0, horizontalGeometryMargin_m: edgeTolerance_m)
+                }
+                switch verdict {
+                case let .confirmed(surfaceStd_m, onEdge):
+                    hit.surfaceStd_m = max(hit.surfaceStd_m, surfaceStd_m)
+                    // Where the images place the pixel too, the two must agree.
+                    if case let .placed(d, std, _) = checker.imagePlacement(pixel: px, ray: ray, frame: frame, views: imageViews(for: ray, from: frame),
+                                                                            mappedPointsInFront: false) {
+                        let along = hit.surfaceStd_m / max(hit.incidenceCosine, 0.1)
+                        if abs(d - hit.distance_m) > checker.imageContradictionSigmas * (along * along + std * std).squareRoot() {
+                            rec.reason = "pixel \(i) (\(px.x), \(px.y)): " + String(format: "the images place it at %.2f m (±%.2f m), the map on %@ at %.2f m",
+                                                                                     d, std, checker.describe(hit) as NSString, hit.distance_m)
+                            return rec
+                        }
+                    }
+                    ends.append(End(hit: hit, ray: ray, onEdge: onEdge))
+                    rec.points.append(.init(pixel: StreamJSON.array(px), position: StreamJSON.array(convention.point(hit.position_W)),
+                                            target: hit.target.rawValue, plane_id: hit.planeId, distance: hit.distance_m))
+                    continue
+                case let .failed(why): refusal = "pixel \(i) (\(px.x), \(px.y)): \(why)"
+                }
+            } else {
+                refusal = "pixel \(i) (\(px.x), \(px.y)) hits no surface"
             }
-            switch verdict {
-            case let .failed(why): rec.reason = "pixel \(i) (\(px.x), \(px.y)): \(why)"; return rec
-            case let .confirmed(surfaceStd_m, onEdge):
-                hit.surfaceStd_m = max(hit.surfaceStd_m, surfaceStd_m)
-                edgeEnds.append(onEdge)
+            // What the map cannot place, the images may.
+            switch checker.imagePlacement(pixel: px, ray: ray, frame: frame, views: imageViews(for: ray, from: frame)) {
+            case let .placed(distance_m, std_m, _):
+                let end = End(ray: ray, distance_m: distance_m, std_m: std_m)
+                ends.append(end)
+                rec.points.append(.init(pixel: StreamJSON.array(px), position: StreamJSON.array(convention.point(end.position_W)),
+                                        target: End.imagesTarget, plane_id: nil, distance: distance_m))
+            case .failure:
+                // The map's reason stands (a replay, which has no images, gives the same record).
+                rec.reason = refusal
+                return rec
             }
-            hits.append((hit, ray))
-            rec.points.append(.init(pixel: StreamJSON.array(px), position: StreamJSON.array(convention.point(hit.position_W)),
-                                    target: hit.target.rawValue, plane_id: hit.planeId, distance: hit.distance_m))
         }
         let f = frame.camera.model.intrinsics.fx
         var commonBySurface: [String: Double] = [:]
         var independentVar = 0.0
-        for k in 0..<(hits.count - 1) {
-            let (a, ra) = hits[k], (b, rb) = hits[k + 1]
+        for k in 0..<(ends.count - 1) {
+            let a = ends[k], b = ends[k + 1]
             let seg = b.position_W - a.position_W
             let L = seg.norm
             rec.segments.append(L)
@@ -220,10 +274,10 @@ public final class MeasureConsumer: FrameConsumer {
             var common = 0.0, indep = 0.0
             // An end on a surface's rim is placed no better than the edge test's radius (the finger could be that
             // far off the corner without the surfaces around it disagreeing).
-            func pixelTerm(_ h: RaycastResult, _ edge: Bool) -> Double {
-                h.distance_m * (edge ? max(pixelStd, checker.edgeRadius_px) : pixelStd) / (f * max(h.incidenceCosine, 0.1))
+            func pixelTerm(_ e: End) -> Double {
+                e.distance_m * (e.onEdge ? max(pixelStd, checker.edgeRadius_px) : pixelStd) / (f * max(e.incidenceCosine, 0.1))
             }
-            indep += pow(pixelTerm(a, edgeEnds[k]), 2) + pow(pixelTerm(b, edgeEnds[k + 1]), 2)
+            indep += pow(pixelTerm(a), 2) + pow(pixelTerm(b), 2)
             // Two estimated planes are two fits, to the landmarks of two cones, each with its own offset and tilt error:
             // different surfaces, however parallel (V1_01 30 s, mono: a cabinet top's inset length measured on two
             // estimates less than 12° apart, one tilted 25° from the top, got the common σ of one surface, ±0.084 m,
@@ -234,9 +288,9 @@ public final class MeasureConsumer: FrameConsumer {
                 common = H > 0 ? L * sigmaH / H : 0
                 commonBySurface[id, default: 0] += common
             } else {
-                for (h, r) in [(a, ra), (b, rb)] {
-                    let along = (h.surfaceStd_m * h.surfaceStd_m + poseStd_m * poseStd_m).squareRoot() / max(h.incidenceCosine, 0.1)
-                    indep += pow(abs(u.dot(r.direction_W)) * along, 2)
+                for e in [a, b] {
+                    let along = (e.surfaceStd_m * e.surfaceStd_m + poseStd_m * poseStd_m).squareRoot() / max(e.incidenceCosine, 0.1)
+                    indep += pow(abs(u.dot(e.ray.direction_W)) * along, 2)
                 }
             }
             rec.segment_std.append((common * common + indep).squareRoot())
@@ -251,5 +305,48 @@ public final class MeasureConsumer: FrameConsumer {
         }
         rec.status = "ok"
         return rec
+    }
+}
+
+/// One end of a measured segment: where the map placed a tapped pixel (a checked raycast hit), or where the images did.
+struct End {
+    /// The `target` of an end the images placed, in the stream's `measurement` records.
+    static let imagesTarget = "images"
+    /// The tapped pixel's ray, world.
+    var ray: WorldRay
+    /// Distance along the ray, metres.
+    var distance_m: Double
+    /// 1-σ of the end along its surface's normal (along the ray for an image end), metres.
+    var surfaceStd_m: Double
+    /// |cos| of the angle between the ray and the surface's normal (1 for an image end).
+    var incidenceCosine: Double
+    /// The detected plane it lies on, if any.
+    var planeId: String?
+    /// On its surface's rim (see `TapPointVerdict.confirmed`).
+    var onEdge: Bool
+
+    /// The end point, world, metres.
+    var position_W: Vec3
+
+    /// An end on a raycast hit.
+    init(hit: RaycastResult, ray: WorldRay, onEdge: Bool) {
+        self.ray = ray
+        position_W = hit.position_W
+        distance_m = hit.distance_m
+        surfaceStd_m = hit.surfaceStd_m
+        incidenceCosine = hit.incidenceCosine
+        planeId = hit.planeId
+        self.onEdge = onEdge
+    }
+
+    /// An end the images placed: at `distance_m` along `ray`, known to `std_m` along it.
+    init(ray: WorldRay, distance_m: Double, std_m: Double) {
+        self.ray = ray
+        position_W = ray.point(at: distance_m)
+        self.distance_m = distance_m
+        surfaceStd_m = std_m
+        incidenceCosine = 1
+        planeId = nil
+        onEdge = false
     }
 }

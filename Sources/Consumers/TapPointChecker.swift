@@ -1,5 +1,7 @@
 import Foundation
 import Geometry
+import Imaging
+import Sensors
 import World
 
 /// Whether a raycast hit can be measured from, and how well its surface is known.
@@ -10,6 +12,15 @@ public enum TapPointVerdict: Equatable {
     case confirmed(surfaceStd_m: Double, onEdge: Bool)
     /// The point cannot be measured; the reason says why.
     case failed(String)
+}
+
+/// Where the images alone place a tapped pixel (`TapPointChecker.imagePlacement`).
+public enum ImagePlacement: Equatable {
+    /// At this distance along the pixel's unit ray, metres, with this 1-σ along the ray, metres; `score` is the
+    /// match's normalised cross-correlation.
+    case placed(distance_m: Double, std_m: Double, score: Double)
+    /// The images cannot place it; the reason says why.
+    case failure(String)
 }
 
 /// Checks a tapped point's raycast hit against the landmark map (and, where a second view is at hand, the images) before a
@@ -137,6 +148,39 @@ public struct TapPointChecker: Equatable, Sendable {
     /// The smallest window around the hit's projection in the second view, pixels: a patch on a slanted surface or
     /// near a depth edge shifts its peak by up to about a pixel and a half on the renders.
     public var photometricTolerance_px: Double = 1.5
+
+    /// Where the map cannot place a tapped pixel (no hit, or a hit the checks fail), the images may
+    /// (`imagePlacement`): the pixel's patch is matched along its epipolar line in each of two other views over
+    /// `imageRange_m` (the same probe as `photometric`; `nil` there turns this off too). Each best match must score at
+    /// least `imageMinScore`, have no rival within `photometricRivalMargin` and not lie at the range's end; the views'
+    /// epipolar lines through the pixel must cross at `imageMinCrossing_deg` or more (two frames of one straight motion
+    /// do not: an edge or a repeating texture along their common direction fools both alike); the two depths must
+    /// agree within `imageAgreementSigmas`; their combined σ must be at most `imageMaxRelativeStd` of the depth; and no
+    /// mapped point within `rayRadius_px` of the ray may lie clearly in front. Each match's σ along the ray is
+    /// `imageMatchStd_px` plus half the peak's width (in its view), turned into depth at the match. On the real-IMU
+    /// renders one view alone placed 34 of 187 pixels more than 10 % off (docs/ACCURACY.md, thirteenth round).
+    /// `false` turns this off.
+    public var measureWithImages = true
+    /// The depths the images search for a pixel the map cannot place, metres along the ray.
+    public var imageRange_m: ClosedRange<Double> = 0.3...8
+    /// The score the images' best match needs to place a point on its own.
+    public var imageMinScore: Double = 0.95
+    /// The 1-σ of the images' match along the epipolar line, pixels of the second view.
+    public var imageMatchStd_px: Double = 0.5
+    /// The images place a pixel only when this many other views each match it, all at one depth (within
+    /// `imageAgreementSigmas` of their σ).
+    public var imageMinViews: Int = 2
+    /// See `imageMinViews`.
+    public var imageAgreementSigmas: Double = 2
+    /// The images place a pixel only when they know its depth to this fraction of it (1 σ): a match that slides along
+    /// its epipolar line (an edge that runs along it) places nothing.
+    public var imageMaxRelativeStd: Double = 0.1
+    /// The views' epipolar lines through the tapped pixel must cross at this angle at least, degrees (see
+    /// `imagePlacement`).
+    public var imageMinCrossing_deg: Double = 30
+    /// A checked map hit fails when the images place its pixel farther from it than this many of the two's combined σ
+    /// along the ray.
+    public var imageContradictionSigmas: Double = 3
 
     /// `false` measures every hit as the consumer did before these checks (no failure, the hit's own σ): for
     /// comparisons (`worldtrack-bench --world-baseline`).
@@ -321,6 +365,99 @@ public struct TapPointChecker: Equatable, Sendable {
         guard (atHit.pixel - at).norm <= window, (best.pixel - at).norm > window, atHit.score <= best.score - photometricMinGap,
               !profile.hasRival(to: bestIndex, margin: photometricRivalMargin, dip: 0.05) else { return nil }
         return (best, atHit.score)
+    }
+
+    /// Where the images alone place `pixel` (see `measureWithImages`), matched in each of `views` (at least
+    /// `imageMinViews` of them; the frame's own image is the reference); `.failure` says why they cannot.
+    /// `mappedPointsInFront: false` leaves out the test against mapped points in front of the match (for comparing
+    /// the images' placement with a map hit).
+    public func imagePlacement(pixel: Vec2, ray: WorldRay, frame: WorldFrame, views: [SecondView],
+                               mappedPointsInFront: Bool = true) -> ImagePlacement {
+        guard enabled, measureWithImages, let probe = photometric, let image = frame.image else { return .failure("no images") }
+        guard views.count >= imageMinViews else {
+            return .failure("\(views.count) other view\(views.count == 1 ? "" : "s") at hand, \(imageMinViews) needed")
+        }
+        // The views' epipolar lines through the pixel must cross: along one line, an edge or a repeating texture
+        // that runs along it fools every view alike (two earlier frames of one motion do).
+        guard let bearing = frame.camera.model.bearing(pixel) else { return .failure("the pixel cannot be unprojected") }
+        let lines = views.map { v -> Vec2 in
+            let n = bearing.cross(v.T_C0_C1.translation)
+            return Vec2(n.y, -n.x)
+        }
+        var widest = 0.0
+        for a in lines.indices {
+            for b in lines.indices where b > a {
+                let la = lines[a].norm, lb = lines[b].norm
+                guard la > 1e-12, lb > 1e-12 else { continue }
+                widest = max(widest, acos(min(1, abs(lines[a].dot(lines[b])) / (la * lb))))
+            }
+        }
+        guard widest * 180 / Double.pi >= imageMinCrossing_deg else {
+            return .failure(String(format: "the other views' epipolar lines cross at %.0f° only (%.0f° needed)",
+                                   widest * 180 / Double.pi, imageMinCrossing_deg))
+        }
+        var found: [(distance_m: Double, std_m: Double, score: Double)] = []
+        for view in views {
+            switch placement(pixel: pixel, image: image, camera: frame.camera.model, view: view, probe: probe) {
+            case let .placed(d, std, score): found.append((d, std, score))
+            case let .failure(why): return .failure(why)
+            }
+        }
+        // Every view must put the pixel at one depth: a chance match (a texture that looks alike, a patch seen too
+        // obliquely to match where it is) lands elsewhere in another view, whose epipolar line runs another way.
+        for a in found.indices {
+            for b in found.indices where b > a {
+                let tol = imageAgreementSigmas * (found[a].std_m * found[a].std_m + found[b].std_m * found[b].std_m).squareRoot()
+                if abs(found[a].distance_m - found[b].distance_m) > tol {
+                    return .failure(String(format: "two views disagree (%.2f m and %.2f m)", found[a].distance_m, found[b].distance_m))
+                }
+            }
+        }
+        var wsum = 0.0, wd = 0.0
+        for p in found {
+            let w: Double = 1 / (p.std_m * p.std_m)
+            wsum += w; wd += w * p.distance_m
+        }
+        let d = wd / wsum, std = 1 / wsum.squareRoot()
+        guard std <= imageMaxRelativeStd * d else {
+            return .failure(String(format: "they place it at %.2f m only to ±%.2f m (1 σ)", d, std))
+        }
+        guard mappedPointsInFront else { return .placed(distance_m: d, std_m: std, score: found.map(\.score).min() ?? 0) }
+        // A mapped point clearly in front of the match, along the ray: the pixel's patch matched what lies behind.
+        let f = frame.camera.model.intrinsics.fx
+        let inFront = frame.session.map.landmarks(nearRayFrom: ray.origin_W, direction: ray.direction_W,
+                                                  maxAngle: atan(rayRadius_px / f)).filter { l, _ in
+            let depth = (l.p_W - ray.origin_W).dot(ray.direction_W)
+            return depth < d - max(minDepthTolerance_m, 3 * (l.std_m * l.std_m + std * std).squareRoot())
+        }.count
+        guard inFront == 0 else {
+            return .failure(String(format: "%d mapped points lie in front of their match at %.2f m", inFront, d))
+        }
+        return .placed(distance_m: d, std_m: std, score: found.map(\.score).min() ?? 0)
+    }
+
+    /// Where one other view places `pixel` (see `measureWithImages`).
+    func placement(pixel: Vec2, image: GrayImage, camera: CameraModel, view: SecondView, probe: PhotometricDepthProbe) -> ImagePlacement {
+        guard let profile = probe.profile(pixel: pixel, image: image, camera: camera, view: view,
+                                          nearest_m: imageRange_m.lowerBound, farthest_m: imageRange_m.upperBound),
+              let k = profile.bestIndex else { return .failure("no texture to match") }
+        let samples = profile.samples, best = samples[k]
+        guard best.score >= imageMinScore else {
+            return .failure(String(format: "their best match scores %.2f (less than %.2f)", best.score, imageMinScore))
+        }
+        guard k > 0, k < samples.count - 1 else { return .failure("their best match is at the end of the range searched") }
+        guard !profile.hasRival(to: k, margin: photometricRivalMargin, dip: 0.05) else {
+            return .failure(String(format: "their best match (%.2f m) has a rival", best.distance_m))
+        }
+        // The peak's width: the samples around it scoring within 0.05 of it.
+        var lo = k, hi = k
+        while lo > 0, samples[lo - 1].score >= best.score - 0.05 { lo -= 1 }
+        while hi < samples.count - 1, samples[hi + 1].score >= best.score - 0.05 { hi += 1 }
+        let width_px = (samples[hi].pixel - samples[lo].pixel).norm
+        let span_m: Double = abs(samples[k + 1].distance_m - samples[k - 1].distance_m)
+        let span_px: Double = (samples[k + 1].pixel - samples[k - 1].pixel).norm
+        let std: Double = span_m / max(span_px, 1e-9) * (imageMatchStd_px + width_px / 2)
+        return .placed(distance_m: best.distance_m, std_m: std, score: best.score)
     }
 
     /// The 1-σ of a hit's surface along its normal: for a detected plane the larger of its offset σ (a statistical

@@ -70,8 +70,9 @@ struct ReplayCommand: ParsableCommand {
             }
             consumerObjects = try specs.map { try ConsumerFactory.make($0, convention: convention) }
             if specs.contains(where: { $0.name == "measure" && (try? $0.onOff("images")) != false }) {
-                log.line("replay: measure's image depth check does not run (a stream carries no images): its records equal a live "
-                         + "run's with `measure:…,images=off`, and a live run's with images wherever that check failed no tap")
+                log.line("replay: measure's use of the images (the depth check, and placing pixels the map cannot) does not run "
+                         + "(a stream carries no images): its records equal a live run's with `measure:…,images=off`, and a live "
+                         + "run's with images wherever the images failed no tap and placed no point")
             }
         } catch let error as CLIError { throw error } catch {
             throw CLIError.badInput("--consumer: \(error)")

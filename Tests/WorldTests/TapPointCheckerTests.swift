@@ -476,6 +476,132 @@ import Testing
         #expect(abs((open.total ?? 0) - (Vec3(0.3, -0.8, 0) - Vec3(0.0, -0.3, 0)).norm) < 0.03)
     }
 
+    @Test func aPixelTheMapCannotPlaceIsPlacedWhereTwoOtherViewsAgree() throws {
+        // An empty map: no raycast hits anything. The tapped pixel sees the floor at a known point; the stereo pair's
+        // right image and an earlier frame 6 cm to the left and 12 cm higher see it too (their epipolar lines through
+        // the pixel cross at some 60°).
+        let scene = TexturedScene(card: nil)
+        let p_W = Vec3(0.8, -0.9, 0)
+        let (left, right) = scene.stereoPair(testCamera.model, T_W_C: defaultPose)
+        let T_W_earlier = lookAt(eye: Vec3(1.04, -2.0, 1.62), target: Vec3(1.04, 0, 0.62))
+        let earlier = SecondView(image: scene.render(testCamera.model, T_W_C: T_W_earlier), camera: testCamera.model,
+                                 T_C0_C1: defaultPose.inverse * T_W_earlier)
+        func frame(landmarks: [Landmark] = []) -> WorldFrame {
+            var input = frameInput(0, landmarks: landmarks)
+            input.image = left
+            return WorldSession().process(input)
+        }
+        let f = frame()
+        let px = try #require(testCamera.model.project(defaultPose.inverse.act(p_W)))
+        let ray = try #require(f.ray(pixel: px))
+        let trueDepth = (p_W - ray.origin_W).norm
+        #expect(f.raycast(pixel: px) == nil)
+        let checker = TapPointChecker()
+        guard case let .placed(d, std, score) = checker.imagePlacement(pixel: px, ray: ray, frame: f, views: [right, earlier]) else {
+            Issue.record("two views of a textured floor did not place the pixel"); return
+        }
+        #expect(abs(d - trueDepth) <= 2 * std, "placed at \(d) ± \(std) m, true \(trueDepth) m")
+        #expect(abs(d - trueDepth) < 0.01 * trueDepth && std < 0.03 * trueDepth && score >= 0.95)
+        // Controls: one view is not enough; two views whose epipolar lines run the same way (the right image and one
+        // 15 cm further right) are not either; a view said to stand half as far again from the tapped camera as it did
+        // (its pose 7 cm off along its baseline) places the pixel elsewhere, so the views disagree; a mapped point on
+        // the ray in front of the floor contradicts it.
+        guard case let .failure(one) = checker.imagePlacement(pixel: px, ray: ray, frame: f, views: [right]) else {
+            Issue.record("one view placed the pixel"); return
+        }
+        #expect(one.contains("2 needed"), "\(one)")
+        let T_W_further = defaultPose * SE3(rotation: .identity, translation: Vec3(0.26, 0, 0))
+        let further = SecondView(image: scene.render(testCamera.model, T_W_C: T_W_further), camera: testCamera.model,
+                                 T_C0_C1: defaultPose.inverse * T_W_further)
+        guard case let .failure(parallel) = checker.imagePlacement(pixel: px, ray: ray, frame: f, views: [right, further]) else {
+            Issue.record("two views along one line placed the pixel"); return
+        }
+        #expect(parallel.contains("epipolar lines cross at"), "\(parallel)")
+        let wrong = SecondView(image: earlier.image, camera: testCamera.model,
+                               T_C0_C1: defaultPose.inverse * SE3(rotation: T_W_earlier.rotation, translation: T_W_earlier.translation + Vec3(-0.03, 0, 0.06)))
+        guard case let .failure(disagree) = checker.imagePlacement(pixel: px, ray: ray, frame: f, views: [right, wrong]) else {
+            Issue.record("views that disagree placed the pixel"); return
+        }
+        #expect(disagree.contains("two views disagree"), "\(disagree)")
+        let blocker = Landmark(id: 1, p_W: ray.point(at: 0.6 * trueDepth), std_m: 0.01)
+        let fb = frame(landmarks: [blocker])
+        guard case let .failure(front) = checker.imagePlacement(pixel: px, ray: ray, frame: fb, views: [right, earlier]) else {
+            Issue.record("a mapped point in front did not stop the placement"); return
+        }
+        #expect(front.contains("in front of their match"), "\(front)")
+    }
+
+    /// Frame i of 30 (1.5 s) of a camera rising 0.3 m: the earlier frames' epipolar lines (vertical) cross a stereo
+    /// pair's (horizontal).
+    static func risingPose(_ i: Int) -> SE3 {
+        let z = 1.2 + 0.3 * Double(i) / 29
+        return lookAt(eye: Vec3(1.1, -2.0, z), target: Vec3(1.1, 0, z - 1))
+    }
+
+    @Test func aStereoTapOnSurfacesTheMapLacksIsMeasuredFromTheImages() throws {
+        // Stereo, no landmark at all: every ray hits nothing. The camera rises 0.3 m over 30 frames (1.5 s), so the
+        // earlier frames' epipolar lines (vertical) cross the right image's (horizontal): each tapped pixel is placed
+        // where the right image and an earlier frame agree.
+        let pose = Self.risingPose
+        let scene = TexturedScene(card: nil)
+        let a_W = Vec3(0.7, -0.6, 0), b_W = Vec3(1.4, -0.9, 0)
+        let last = pose(29)
+        let a = try #require(testCamera.model.project(last.inverse.act(a_W)))
+        let b = try #require(testCamera.model.project(last.inverse.act(b_W)))
+        func record(images: Bool) throws -> MeasurementRecord {
+            let session = WorldSession()
+            let consumer = MeasureConsumer(taps: [MeasureTap(time: .absolute(frameInput(29, landmarks: []).t_ns), pixels: [a, b])])
+            consumer.checker.measureWithImages = images
+            var records: [MeasurementRecord] = []
+            for i in 0..<30 {
+                var input = frameInput(i, landmarks: [], T_W_C: pose(i))
+                if i >= 18 { (input.image, input.stereoView) = scene.stereoPair(testCamera.model, T_W_C: pose(i)) }
+                records += try consumer.consume(session.process(input)).compactMap { $0 as? MeasurementRecord }
+            }
+            return try #require(records.first)
+        }
+        let m = try record(images: true)
+        #expect(m.status == "ok", "\(m.reason ?? "")")
+        #expect(m.points.map(\.target) == ["images", "images"])
+        let truth = (a_W - b_W).norm
+        let total = try #require(m.total), sd = try #require(m.total_std)
+        #expect(abs(total - truth) <= 2 * sd && abs(total - truth) < 0.03 * truth, "\(total) ± \(sd) m for \(truth) m")
+        // Control: with the images' placement off, the pixels hit no surface.
+        let off = try record(images: false)
+        #expect(off.status == "failed" && off.reason?.contains("hits no surface") == true, "\(off.reason ?? "measured")")
+    }
+
+    @Test func aMapHitTheImagesPlaceElsewhereFails() throws {
+        // Stereo, a well-mapped floor; the camera rises 0.3 m over 30 frames. The images are rendered from `lift` above
+        // the poses the map's frames carry, so in them the floor lies that much lower than the map's floor: a tap on
+        // the open floor hits the map's floor, passes the map's checks (the images' own check looks only nearer), and the
+        // right image and an earlier frame place the pixel farther.
+        let pose = Self.risingPose
+        let scene = TexturedScene(card: nil)
+        let a_W = Vec3(0.7, -0.6, 0), b_W = Vec3(1.4, -0.9, 0)
+        let a = try #require(testCamera.model.project(pose(29).inverse.act(a_W)))
+        let b = try #require(testCamera.model.project(pose(29).inverse.act(b_W)))
+        func record(lift: Double) throws -> MeasurementRecord {
+            let session = WorldSession()
+            var gen = RoomLandmarks(seed: 1)
+            let consumer = MeasureConsumer(taps: [MeasureTap(time: .absolute(frameInput(29, landmarks: []).t_ns), pixels: [a, b])])
+            var records: [MeasurementRecord] = []
+            for i in 0..<30 {
+                var input = frameInput(i, landmarks: gen.batch(floor: 150, table: 10, wall: 15), T_W_C: pose(i))
+                let seen = SE3(rotation: pose(i).rotation, translation: pose(i).translation + Vec3(0, 0, lift))
+                if i >= 18 { (input.image, input.stereoView) = scene.stereoPair(testCamera.model, T_W_C: seen) }
+                records += try consumer.consume(session.process(input)).compactMap { $0 as? MeasurementRecord }
+            }
+            return try #require(records.first)
+        }
+        let lifted = try record(lift: 0.25)
+        #expect(lifted.status == "failed" && lifted.reason?.contains("the images place it at") == true, "\(lifted.reason ?? "measured")")
+        // Control: images from the map's own poses agree with its floor.
+        let agreeing = try record(lift: 0)
+        #expect(agreeing.status == "ok", "\(agreeing.reason ?? "")")
+        #expect(agreeing.points.map(\.target) != ["images", "images"])
+    }
+
     @Test func theSameLengthFartherAwayGetsALargerSigma() throws {
         let (_, frames) = runRoom()
         let f = try #require(frames.last)
