@@ -114,7 +114,7 @@ public final class MeasureConsumer: FrameConsumer {
     private var previous: WorldFrame?
     /// Recent frames' images and camera poses, kept while a tap is due within `secondViewWindow_ns` (the earlier
     /// views a tapped pixel is matched in, see `secondView(for:from:)` and `imageViews(for:from:)`), oldest first.
-    private var recentViews: [(t_ns: TimestampNs, T_W_C: SE3, image: GrayImage)] = []
+    private var recentViews: [KeptView] = []
     /// How far back a mono tap looks for a second view, ns.
     public var secondViewWindow_ns: TimestampNs = 1_000_000_000
     /// A mono tap is matched in the most recent earlier frame whose camera lies at least this far from the tap's ray
@@ -159,42 +159,48 @@ public final class MeasureConsumer: FrameConsumer {
         return out
     }
 
-    /// The earlier view a mono tap's pixel along `ray` (seen from `frame`) is matched in: the most recent kept frame
-    /// whose camera lies `secondViewBaseline_m` sideways of the ray, else the one farthest sideways if at least
-    /// `minSecondViewBaseline_m`; `nil` in stereo (the frame has its right image) or when none qualifies.
+    /// A kept earlier frame: its time, camera pose in the world and image.
+    typealias KeptView = (t_ns: TimestampNs, T_W_C: SE3, image: GrayImage)
+
+    /// The kept frames before `frame`, and how far each camera lies sideways of `ray` (metres).
+    func earlierViews(for ray: WorldRay, from frame: WorldFrame) -> [(view: KeptView, sideways_m: Double)] {
+        recentViews.filter { $0.t_ns < frame.t_ns }.map { v in
+            let d = v.T_W_C.translation - ray.origin_W
+            return (v, (d - ray.direction_W * d.dot(ray.direction_W)).norm)
+        }
+    }
+
+    /// The most recent earlier frame whose camera lies `secondViewBaseline_m` sideways of the ray, else the one
+    /// farthest sideways if at least `minSecondViewBaseline_m`; `nil` when none qualifies.
+    func firstEarlierView(in earlier: [(view: KeptView, sideways_m: Double)]) -> KeptView? {
+        (earlier.last { $0.sideways_m >= secondViewBaseline_m }
+            ?? earlier.max { $0.sideways_m < $1.sideways_m }.flatMap { $0.sideways_m >= minSecondViewBaseline_m ? $0 : nil })?.view
+    }
+
+    /// `v` as a second view of `frame`'s camera.
+    func secondView(_ v: KeptView, of frame: WorldFrame) -> SecondView {
+        SecondView(image: v.image, camera: frame.camera.model, T_C0_C1: frame.T_W_C.inverse * v.T_W_C)
+    }
+
+    /// The earlier view a mono tap's pixel along `ray` (seen from `frame`) is matched in (`firstEarlierView`); `nil` in
+    /// stereo (the frame has its right image) or when none qualifies.
     func secondView(for ray: WorldRay, from frame: WorldFrame) -> SecondView? {
         guard frame.input.stereoView == nil else { return nil }
-        func sideways(_ T_W_C: SE3) -> Double {
-            let d = T_W_C.translation - ray.origin_W
-            return (d - ray.direction_W * d.dot(ray.direction_W)).norm
-        }
-        let earlier = recentViews.filter { $0.t_ns < frame.t_ns }
-        let chosen = earlier.last { sideways($0.T_W_C) >= secondViewBaseline_m }
-            ?? earlier.max { sideways($0.T_W_C) < sideways($1.T_W_C) }.flatMap { sideways($0.T_W_C) >= minSecondViewBaseline_m ? $0 : nil }
-        return chosen.map { SecondView(image: $0.image, camera: frame.camera.model, T_C0_C1: frame.T_W_C.inverse * $0.T_W_C) }
+        return firstEarlierView(in: earlierViews(for: ray, from: frame)).map { secondView($0, of: frame) }
     }
 
     /// The other views the images place a pixel along `ray` with (`TapPointChecker.imagePlacement`): in stereo the
     /// right image and the earlier frame `secondView` would choose in mono; in mono that frame and the most recent
     /// other one that lies `minSecondViewBaseline_m` sideways of the ray and as far from the first.
     func imageViews(for ray: WorldRay, from frame: WorldFrame) -> [SecondView] {
-        let earlier = recentViews.filter { $0.t_ns < frame.t_ns }
-        func sideways(_ T_W_C: SE3) -> Double {
-            let d = T_W_C.translation - ray.origin_W
-            return (d - ray.direction_W * d.dot(ray.direction_W)).norm
-        }
-        func view(_ v: (t_ns: TimestampNs, T_W_C: SE3, image: GrayImage)) -> SecondView {
-            SecondView(image: v.image, camera: frame.camera.model, T_C0_C1: frame.T_W_C.inverse * v.T_W_C)
-        }
-        guard let first = earlier.last(where: { sideways($0.T_W_C) >= secondViewBaseline_m })
-            ?? earlier.max(by: { sideways($0.T_W_C) < sideways($1.T_W_C) }).flatMap({ sideways($0.T_W_C) >= minSecondViewBaseline_m ? $0 : nil })
-        else { return frame.input.stereoView.map { [$0] } ?? [] }
-        if let right = frame.input.stereoView { return [right, view(first)] }
+        let earlier = earlierViews(for: ray, from: frame)
+        guard let first = firstEarlierView(in: earlier) else { return frame.input.stereoView.map { [$0] } ?? [] }
+        if let right = frame.input.stereoView { return [right, secondView(first, of: frame)] }
         let second = earlier.last {
-            $0.t_ns != first.t_ns && sideways($0.T_W_C) >= minSecondViewBaseline_m
-                && ($0.T_W_C.translation - first.T_W_C.translation).norm >= minSecondViewBaseline_m
-        }
-        return [view(first)] + (second.map { [view($0)] } ?? [])
+            $0.view.t_ns != first.t_ns && $0.sideways_m >= minSecondViewBaseline_m
+                && ($0.view.T_W_C.translation - first.T_W_C.translation).norm >= minSecondViewBaseline_m
+        }?.view
+        return [secondView(first, of: frame)] + (second.map { [secondView($0, of: frame)] } ?? [])
     }
 
     /// See `FrameConsumer.finish()`.
