@@ -46,8 +46,9 @@ public enum ImagePlacement: Equatable {
 ///    no more than `maxOccluders` lie in front of it — else the hit is on the wrong surface (behind mapped structure,
 ///    or on a polygon that reaches too far) or on a depth edge; a hit in the margin outside its polygon needs one
 ///    at its depth even with its plane's landmarks around it (the ray can pass beside the mapped edge);
-/// 2b. **silhouettes**: no landmark that no plane holds lies within `silhouetteRadius_px` of the tap well in front of
-///    the hit (`silhouetteDepthRatio`): the ray may pass the silhouette of a face the map holds by a point or two;
+/// 2b. **silhouettes**: no landmark that no plane holds, and that is not on the hit's own surface, lies within
+///    `silhouetteRadius_px` of the tap well in front of the hit (`silhouetteDepthRatio`): the ray may pass the
+///    silhouette of a face the map holds by a point or two;
 /// 3. **support**: a hit on a plane's infinite extension, or on an estimated plane, needs a landmark along the ray at
 ///    its depth (it is a guess through unmapped space otherwise: a wall's extension in front of a cabinet, the floor's
 ///    under a table, a plane fitted to landmarks several degrees beside the ray); for an estimated plane with fewer
@@ -118,8 +119,12 @@ public struct TapPointChecker: Equatable, Sendable {
     /// to +525 %, with a 2 σ of ±0.35–0.43 m). 0 turns the test off.
     public var silhouetteRadius_px: Double = 40
     /// A landmark counts for the silhouette test when its depth along the ray is less than this fraction of the hit's
-    /// (by more than 3 of its σ): a surface that much nearer is not the hit's own, whatever its slant.
-    public var silhouetteDepthRatio: Double = 0.7
+    /// (by more than 3 of its σ) and it does not lie on the hit's own surface (within 3 σ of it; an oblique surface
+    /// comes that much nearer across the radius). At 0.7 (twenty-first session) table A's points 75 % of the way to the
+    /// wall its far corner's ray met let the corner measure +34 % (stereo, seed 5), and box C's top points at 68 % of
+    /// the depth of the floor behind its corner let that corner measure +182 % (mono, seed 7; docs/ACCURACY.md,
+    /// fourteenth round).
+    public var silhouetteDepthRatio: Double = 0.8
 
     /// The images' own say on the hit's depth, where there is a second view (the right image of a stereo frame,
     /// `WorldFrameInput.stereoView`, or the earlier frame `check`'s caller passes): the tapped pixel's patch is matched
@@ -496,6 +501,11 @@ public struct TapPointChecker: Equatable, Sendable {
                                                  maxAngle: atan(silhouetteRadius_px / f)).filter { l, _ in
             let depth = (l.p_W - ray.origin_W).dot(ray.direction_W)
             guard depth > 0, depth < silhouetteDepthRatio * hit.distance_m - 3 * l.std_m else { return false }
+            // A landmark on the hit's own surface is no structure in front of it (an oblique surface comes nearer
+            // across 40 px: at 70° from head-on by a quarter of the depth).
+            let offSurface = abs(hit.normal_W.dot(l.p_W - hit.position_W))
+            guard offSurface > max(minDepthTolerance_m, 3 * (l.std_m * l.std_m + hit.surfaceStd_m * hit.surfaceStd_m).squareRoot())
+            else { return false }
             return !planes.contains { $0.holds(l.p_W, boundaryTolerance_m: 0.05) }
         }
         return beside.isEmpty ? nil : beside.count
