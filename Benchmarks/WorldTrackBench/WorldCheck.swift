@@ -11,8 +11,8 @@ import World
 /// without `--from-recording`): plans measurement taps of known length from `scene.json` and the ground truth
 /// (`MeasurementTapPlanner`), writes them as a `measure:taps=FILE` file, tracks the dataset mono and stereo with
 /// that consumer (the pipeline of `worldtrack run … --consumer measure:taps=FILE`, in process), and scores the
-/// measurements and the final horizontal planes against the scene (`WorldCheckScore`) and the vertical ones
-/// (`verticalPlanes`), after mapping the estimate into the scene's frame with the posyaw alignment of the whole
+/// measurements and the final horizontal planes against the scene (`WorldCheckScore`), the horizontal planes shown
+/// during the run (`planesDuringTheRun`) and the final vertical ones (`verticalPlanes`), after mapping the estimate into the scene's frame with the posyaw alignment of the whole
 /// estimated trajectory to the ground truth.
 enum WorldCheck {
     /// The figures of one run, for `--json`.
@@ -74,6 +74,10 @@ enum WorldCheck {
         let T_B_C = dataset.cameras.first?.calibration.T_B_C ?? .identity
         let tapsByLabel = Dictionary(uniqueKeysWithValues: taps.map { ($0.label, $0) })
         var previousWorld: WorldFrame?
+        // The horizontal planes as the stream showed them during the run, once a second (the final ones are scored
+        // below; a plane that was a phantom for a while and then went or moved is seen only here).
+        var shown: [(t_ns: TimestampNs, camera_W: Vec3, plane: PlaneAnchorSnapshot)] = []
+        var frames = 0
         log("world: tracking \(path) \(stereo ? "stereo" : "mono") with \(taps.count) taps "
             + "(worldtrack run \(path)\(stereo ? " --stereo" : "") --consumer measure:taps=\(tapsFile)) …")
         let summary = try TrackingPipeline(dataset: dataset, options: options, consumers: [consumer]).run(onFrame: { r in
@@ -91,6 +95,13 @@ enum WorldCheck {
                 }
             }
             previousWorld = r.world
+            if r.world.isTrackingNormal, frames % 20 == 0 {
+                shown += r.world.planes.filter { $0.alignment == .horizontal }.map {
+                    (r.world.t_ns, r.world.T_W_C.translation,
+                     PlaneAnchorSnapshot(id: $0.id, classification: $0.classification.rawValue, boundary: $0.boundary))
+                }
+            }
+            frames += 1
             if r.world.isTrackingNormal {
                 lastLandmarks = r.world.session.map.all.map(\.p_W)
                 lastWalls = r.world.planes.filter { $0.alignment == .vertical }
@@ -120,6 +131,13 @@ enum WorldCheck {
             return ObservedPlane(id: p.id, classification: p.classification, height: h, boundary: b.map { Vec2($0.x, $0.y) })
         }
         let score = WorldCheckScore(taps: outcomes, planes: planes, scene: scene)
+        // The true camera at each snapshot, for the planes' heights against the camera.
+        let truthRows = truth.sorted { $0.t_ns < $1.t_ns }
+        let cameraTruth: (TimestampNs) -> Vec3? = { t in
+            let want = t + diagOffset
+            return truthRows.min { abs($0.t_ns - want) < abs($1.t_ns - want) }.map { ($0.pose * T_B_C).translation }
+        }
+        log(planesDuringTheRun(shown, align: align, scene: scene, cameraTruth: cameraTruth))
         // Diagnostics: what the landmarks of each phantom plane lie on (the scene surface within 5 cm, if any).
         for v in score.planes where v.phantom || v.overextended {
             var on: [String: Int] = [:]
@@ -167,6 +185,52 @@ enum WorldCheck {
         return "vertical planes \(walls.count): mixed \(mixed.count), turned more than 10° \(turned.count)"
             + (mixed.isEmpty ? "" : "; mixed: " + mixed.joined(separator: ", "))
             + (turned.isEmpty ? "" : "; turned: " + turned.joined(separator: ", "))
+    }
+
+    /// The horizontal planes shown during the run (`shown`: snapshots with the estimated camera position, mapped by
+    /// `align` into the scene's frame) scored as the final ones are: how many planes were ever a phantom (with when,
+    /// and at what height), and the worst height error any plane had while it was shown, in the scene's frame and
+    /// against the camera (the plane's height above or below the estimated camera against the true surface's below
+    /// the true camera, `cameraTruth`): the first is the world as the whole run's alignment sees it, the second as
+    /// the user then saw it.
+    static func planesDuringTheRun(_ shown: [(t_ns: TimestampNs, camera_W: Vec3, plane: PlaneAnchorSnapshot)], align: SimilarityTransform,
+                                   scene: Scene, cameraTruth: (TimestampNs) -> Vec3?) -> String {
+        guard let t0 = shown.first?.t_ns else { return "horizontal planes during the run: none shown" }
+        let planes = shown.map { s -> (TimestampNs, ObservedPlane) in
+            let b = s.plane.boundary.map { align.act($0) }
+            let h = b.map(\.z).reduce(0, +) / Double(max(1, b.count))
+            return (s.t_ns, ObservedPlane(id: s.plane.id, classification: s.plane.classification, height: h, boundary: b.map { Vec2($0.x, $0.y) }))
+        }
+        let verdicts = WorldCheckScore(taps: [], planes: planes.map(\.1), scene: scene).planes
+        var phantomTimes: [String: [Double]] = [:], phantomHeights: [String: Double] = [:]
+        var worst: (error: Double, id: String, t: Double)?, worstRelative: (error: Double, id: String, t: Double)?
+        let horizontal = scene.surfaces.filter { abs($0.normal_W.z) > 0.999 }
+        for (k, ((t, _), v)) in zip(planes, verdicts).enumerated() {
+            let s = Double(t - t0) * 1e-9
+            if v.phantom {
+                phantomTimes[v.plane.id, default: []].append(s); phantomHeights[v.plane.id] = v.plane.height
+            } else if let e = v.heightError, abs(e) > abs(worst?.error ?? 0) {
+                worst = (e, v.plane.id, s)
+            }
+            // Against the camera: the surface it stands for (or, for a phantom, the nearest in height under it).
+            if let name = v.surface, let surface = horizontal.first(where: { $0.name == name }), let c = cameraTruth(t) {
+                let e = (v.plane.height - align.act(shown[k].camera_W).z) - (surface.corners_W[0].z - c.z)
+                if abs(e) > abs(worstRelative?.error ?? 0) { worstRelative = (e, v.plane.id, s) }
+            }
+        }
+        let ids = Set(planes.map(\.1.id))
+        var line = String(format: "horizontal planes during the run (every second): %d, ever a phantom %d", ids.count, phantomTimes.count)
+        if !phantomTimes.isEmpty {
+            line += " (" + phantomTimes.keys.sorted().map { id in
+                let ts = phantomTimes[id]!
+                return String(format: "%@ at %.2f m, %.0f–%.0f s, %d snapshots", id as NSString, phantomHeights[id]!, ts.min()!, ts.max()!, ts.count)
+            }.joined(separator: "; ") + ")"
+        }
+        if let w = worst { line += String(format: "; worst height error while shown %+.1f cm (%@ at %.0f s)", 100 * w.error, w.id as NSString, w.t) }
+        if let w = worstRelative {
+            line += String(format: ", against the camera %+.1f cm (%@ at %.0f s)", 100 * w.error, w.id as NSString, w.t)
+        }
+        return line
     }
 
     /// A failure reason without its tap-specific numbers (pixel coordinates), so reasons can be counted.
