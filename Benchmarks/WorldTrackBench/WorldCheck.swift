@@ -12,8 +12,8 @@ import World
 /// (`MeasurementTapPlanner`), writes them as a `measure:taps=FILE` file, tracks the dataset mono and stereo with
 /// that consumer (the pipeline of `worldtrack run … --consumer measure:taps=FILE`, in process), and scores the
 /// measurements and the final horizontal planes against the scene (`WorldCheckScore`), the horizontal planes shown
-/// during the run (`planesDuringTheRun`) and the final vertical ones (`verticalPlanes`), after mapping the estimate into the scene's frame with the posyaw alignment of the whole
-/// estimated trajectory to the ground truth.
+/// during the run (`planesDuringTheRun`) and the final vertical ones (`verticalPlanes`), after mapping the estimate
+/// into the scene's frame with the posyaw alignment of the whole estimated trajectory to the ground truth.
 enum WorldCheck {
     /// The figures of one run, for `--json`.
     struct Result: Encodable {
@@ -193,13 +193,14 @@ enum WorldCheck {
     /// against the camera (the plane's height above or below the estimated camera against the true surface's below
     /// the true camera, `cameraTruth`): the first is the world as the whole run's alignment sees it, the second as
     /// the user then saw it.
-    static func planesDuringTheRun(_ shown: [(t_ns: TimestampNs, camera_W: Vec3, plane: PlaneAnchorSnapshot)], align: SimilarityTransform,
-                                   scene: Scene, cameraTruth: (TimestampNs) -> Vec3?) -> String {
+    static func planesDuringTheRun(_ shown: [(t_ns: TimestampNs, camera_W: Vec3, plane: PlaneAnchorSnapshot)],
+                                   align: SimilarityTransform, scene: Scene, cameraTruth: (TimestampNs) -> Vec3?) -> String {
         guard let t0 = shown.first?.t_ns else { return "horizontal planes during the run: none shown" }
         let planes = shown.map { s -> (TimestampNs, ObservedPlane) in
             let b = s.plane.boundary.map { align.act($0) }
             let h = b.map(\.z).reduce(0, +) / Double(max(1, b.count))
-            return (s.t_ns, ObservedPlane(id: s.plane.id, classification: s.plane.classification, height: h, boundary: b.map { Vec2($0.x, $0.y) }))
+            return (s.t_ns, ObservedPlane(id: s.plane.id, classification: s.plane.classification, height: h,
+                                          boundary: b.map { Vec2($0.x, $0.y) }))
         }
         let verdicts = WorldCheckScore(taps: [], planes: planes.map(\.1), scene: scene).planes
         var phantomTimes: [String: [Double]] = [:], phantomHeights: [String: Double] = [:]

@@ -434,7 +434,7 @@ import Testing
         for (k, dy) in [0.0, 6.0].enumerated() {
             let r = try #require(f0.ray(pixel: px + Vec2(offset, dy)))
             let s = n.dot(p - r.origin_W) / n.dot(r.direction_W)
-            #expect(s > 0.7 * t && s < 0.8 * t, "the surface 38 px beside lies at \(s / t) of the depth")
+            #expect(s > 0.7 * t && s < 0.8 * t, "the surface beside the tap lies at \(s / t) of the depth")
             extra.append(Landmark(id: 100_000 + k, p_W: r.point(at: s), std_m: 0.01))
         }
         let session = WorldSession()
