@@ -77,7 +77,7 @@ enum WorldCheck {
         // The horizontal planes as the stream showed them during the run, once a second (the final ones are scored
         // below; a plane that was a phantom for a while and then went or moved is seen only here).
         var shown: [(t_ns: TimestampNs, camera_W: Vec3, plane: PlaneAnchorSnapshot)] = []
-        var frames = 0
+        var frames = 0, firstFrame_ns: TimestampNs?
         log("world: tracking \(path) \(stereo ? "stereo" : "mono") with \(taps.count) taps "
             + "(worldtrack run \(path)\(stereo ? " --stereo" : "") --consumer measure:taps=\(tapsFile)) …")
         let summary = try TrackingPipeline(dataset: dataset, options: options, consumers: [consumer]).run(onFrame: { r in
@@ -102,6 +102,7 @@ enum WorldCheck {
                 }
             }
             frames += 1
+            if firstFrame_ns == nil { firstFrame_ns = r.world.t_ns }
             if r.world.isTrackingNormal {
                 lastLandmarks = r.world.session.map.all.map(\.p_W)
                 lastWalls = r.world.planes.filter { $0.alignment == .vertical }
@@ -137,7 +138,7 @@ enum WorldCheck {
             let want = t + diagOffset
             return truthRows.min { abs($0.t_ns - want) < abs($1.t_ns - want) }.map { ($0.pose * T_B_C).translation }
         }
-        log(planesDuringTheRun(shown, align: align, scene: scene, cameraTruth: cameraTruth))
+        log(planesDuringTheRun(shown, since: firstFrame_ns ?? 0, align: align, scene: scene, cameraTruth: cameraTruth))
         // Diagnostics: what the landmarks of each phantom plane lie on (the scene surface within 5 cm, if any).
         for v in score.planes where v.phantom || v.overextended {
             var on: [String: Int] = [:]
@@ -192,10 +193,10 @@ enum WorldCheck {
     /// and at what height), and the worst height error any plane had while it was shown, in the scene's frame and
     /// against the camera (the plane's height above or below the estimated camera against the true surface's below
     /// the true camera, `cameraTruth`): the first is the world as the whole run's alignment sees it, the second as
-    /// the user then saw it.
-    static func planesDuringTheRun(_ shown: [(t_ns: TimestampNs, camera_W: Vec3, plane: PlaneAnchorSnapshot)],
+    /// the user then saw it. Times are seconds since `since` (the run's first frame).
+    static func planesDuringTheRun(_ shown: [(t_ns: TimestampNs, camera_W: Vec3, plane: PlaneAnchorSnapshot)], since t0: TimestampNs,
                                    align: SimilarityTransform, scene: Scene, cameraTruth: (TimestampNs) -> Vec3?) -> String {
-        guard let t0 = shown.first?.t_ns else { return "horizontal planes during the run: none shown" }
+        guard !shown.isEmpty else { return "horizontal planes during the run: none shown" }
         let planes = shown.map { s -> (TimestampNs, ObservedPlane) in
             let b = s.plane.boundary.map { align.act($0) }
             let h = b.map(\.z).reduce(0, +) / Double(max(1, b.count))
@@ -220,7 +221,8 @@ enum WorldCheck {
             }
         }
         let ids = Set(planes.map(\.1.id))
-        var line = String(format: "horizontal planes during the run (every second): %d, ever a phantom %d", ids.count, phantomTimes.count)
+        var line = String(format: "horizontal planes during the run (every second; times from the first frame): %d, ever a phantom %d",
+                          ids.count, phantomTimes.count)
         if !phantomTimes.isEmpty {
             line += " (" + phantomTimes.keys.sorted().map { id in
                 let ts = phantomTimes[id]!
