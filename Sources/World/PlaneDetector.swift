@@ -61,6 +61,11 @@ public struct PlaneDetectorOptions: Equatable, Sendable {
     /// Horizontal candidates must pass the same concentration test as walls (`maxMedianGateResidual`); `false`
     /// accepts them as before that test (for comparisons).
     public var rejectDiffuseLevels: Bool = true
+    /// Horizontal candidates whose landmarks do not resolve a second horizontal dimension beyond their own σ are
+    /// rejected (`PlaneDetector.isRowOnAVerticalFace`): a row of one vertical face's points at one height, spread
+    /// in depth by their σ (V1_01 seed 3, stereo: a 0.83 × 0.13 m "table" 0.18 m up along box B's front face, shown
+    /// for 6.6 s); `false` keeps them (for comparisons).
+    public var rejectRows: Bool = true
     /// Detect vertical (wall) planes as well.
     public var detectVertical: Bool = true
     /// Minimum vertical span of a wall's points, metres.
@@ -97,8 +102,8 @@ public struct PlaneDetectorOptions: Equatable, Sendable {
 /// 3. Horizontal planes: per level, the flat landmarks not on a wall are gated individually
 ///    (|Δz| ≤ min(band, max(`minBand_m`, 2.5 σᵢ))) against a tilt-tolerant least-squares plane, split into x-y
 ///    connected components (grid adaptive to the landmark spacing), cleared of isolated points, and rejected when
-///    too small or when its landmarks fill the band evenly instead of concentrating on a surface
-///    (`maxMedianGateResidual`).
+///    too small, when they make a row rather than an area (`rejectRows`: one vertical face's points at one height),
+///    or when its landmarks fill the band evenly instead of concentrating on a surface (`maxMedianGateResidual`).
 /// 4. Free space: a wall or horizontal candidate that landmarks were seen through is no surface and is dropped
 ///    (`rejectSeenThrough`, ``SeeThroughTest``): each landmark keeps the camera centre of its latest report, and the
 ///    segment between them crossed nothing opaque. Walls are tested before they take their landmarks out of the
@@ -329,6 +334,8 @@ public struct PlaneDetector: Sendable {
                 let hull = PlaneGeometry2D.convexHull(members.map { Vec2($0.p_W.x, $0.p_W.y) })
                 let rect = PlaneGeometry2D.minimumAreaRectangle(hull)
                 guard min(rect.width, rect.length) >= options.minSide_m else { continue }
+                // A row of a vertical face's points at one height (a box's side seen face-on) is a level too.
+                if options.rejectRows, isRowOnAVerticalFace(members) { continue }
                 // A level can also be a slice through unrelated structure (box sides, a wall's sparse rows, badly
                 // triangulated points) at one height: its landmarks then fill the inlier band evenly instead of
                 // concentrating on a surface (the same test as for walls, about the members' own tilted fit).
@@ -342,6 +349,22 @@ public struct PlaneDetector: Sendable {
         }
         candidates.sort { $0.points.count > $1.points.count }
         return candidates
+    }
+
+    /// True when the landmarks' horizontal positions do not resolve a second dimension beyond their own noise: their
+    /// RMS distance to the best vertical line through them (in x-y) is at most 1.5 × their median σ. Such a level is a
+    /// row of one vertical face's points (a texture row on a box's side) spread in depth by their σ, not a top.
+    func isRowOnAVerticalFace(_ l: [MapLandmark]) -> Bool {
+        guard l.count >= 3 else { return false }
+        let n = Double(l.count)
+        let mx = l.reduce(0) { $0 + $1.p_W.x } / n, my = l.reduce(0) { $0 + $1.p_W.y } / n
+        var sxx = 0.0, syy = 0.0, sxy = 0.0
+        for m in l { let dx = m.p_W.x - mx, dy = m.p_W.y - my; sxx += dx * dx; syy += dy * dy; sxy += dx * dy }
+        // The smaller eigenvalue of the 2×2 scatter: the mean squared distance to the best line.
+        let tr = (sxx + syy) / n, det = (sxx * syy - sxy * sxy) / (n * n)
+        let minor = max(0, tr / 2 - (tr * tr / 4 - det).squareRoot())
+        let sigma = l.map(\.std_m).sorted()[l.count / 2]
+        return minor.squareRoot() <= 1.5 * sigma
     }
 
     /// A landmark's inlier gate: 2.5 of its own σ (at least `minBand_m`), never wider than the common `band`, so

@@ -397,3 +397,40 @@ import Testing
         #expect(session.planes.contains { $0.classification == .floor })
     }
 }
+
+@Suite struct RowOnAVerticalFaceTests {
+    /// A box's front face seen face-on from 3 m (stereo, σ 5 cm, mostly along the line of sight): 16 of its points at
+    /// one height (a texture row 18 cm up), spread in depth by their σ, made a 0.8 × 0.13 m "table" on V1_01's seed-3
+    /// render for 6.6 s. Their horizontal positions resolve one dimension only, so the level is no top. Control: a real
+    /// top as small and as noisy (0.35 × 0.3 m, the same σ), and the same row with the test off.
+    @Test func aRowOfAFacesPointsAtOneHeightIsNoTop() throws {
+        var rng = SeededRandom(seed: 7)
+        func landmark(_ id: Int, _ p: Vec3, _ s: Double) -> MapLandmark {
+            MapLandmark(id: id, p_W: p, std_m: s, weight: 1, observations: 1, firstSeen_ns: 0, lastSeen_ns: 0)
+        }
+        // The room's floor, well mapped, so that the detector has its usual company.
+        var floor: [MapLandmark] = []
+        for i in 0..<200 { floor.append(landmark(i, Vec3(rng.uniform(-2, 2), rng.uniform(-2, 2), 0.002 * rng.gaussian()), 0.01)) }
+        // The row: along x on the face y = 1, 0.18 m up; the depth error is along y (the camera looks along y).
+        var row: [MapLandmark] = []
+        for i in 0..<16 {
+            row.append(landmark(1000 + i, Vec3(rng.uniform(-0.4, 0.4), 1 + 0.05 * rng.gaussian(), 0.18 + 0.004 * rng.gaussian()), 0.05))
+        }
+        // A real top of box size, the same σ (in every direction).
+        var top: [MapLandmark] = []
+        for i in 0..<16 {
+            let p = Vec3(rng.uniform(-1.5, -1.15), rng.uniform(-1.5, -1.2), 0.35) + Vec3(0.04 * rng.gaussian(), 0.04 * rng.gaussian(), 0.004 * rng.gaussian())
+            top.append(landmark(2000 + i, p, 0.04))
+        }
+        let detector = PlaneDetector()
+        #expect(detector.isRowOnAVerticalFace(row))
+        #expect(!detector.isRowOnAVerticalFace(top))
+        let levels = detector.detect(floor + row + top).filter { $0.alignment == .horizontal }
+        #expect(!levels.contains { abs($0.offset_m - 0.18) < 0.05 }, "the row was taken for a top")
+        #expect(levels.contains { abs($0.offset_m - 0.35) < 0.03 }, "the small noisy top was lost")
+        var off = PlaneDetectorOptions()
+        off.rejectRows = false
+        let without = PlaneDetector(options: off).detect(floor + row + top).filter { $0.alignment == .horizontal }
+        #expect(without.contains { abs($0.offset_m - 0.18) < 0.05 }, "control: without the test the row is a level: \(without.map(\.offset_m))")
+    }
+}
