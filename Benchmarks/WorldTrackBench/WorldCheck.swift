@@ -77,6 +77,8 @@ enum WorldCheck {
         // The horizontal planes as the stream showed them during the run, once a second (the final ones are scored
         // below; a plane that was a phantom for a while and then went or moved is seen only here).
         var shown: [(t_ns: TimestampNs, camera_W: Vec3, plane: PlaneAnchorSnapshot)] = []
+        // The vertical planes likewise, with the landmarks of the moment (a wall's verdict counts what lies on it).
+        var shownWalls: [(t_ns: TimestampNs, walls: [PlaneAnchor], landmarks: [Vec3])] = []
         var frames = 0, firstFrame_ns: TimestampNs?
         log("world: tracking \(path) \(stereo ? "stereo" : "mono") with \(taps.count) taps "
             + "(worldtrack run \(path)\(stereo ? " --stereo" : "") --consumer measure:taps=\(tapsFile)) …")
@@ -100,6 +102,8 @@ enum WorldCheck {
                     (r.world.t_ns, r.world.T_W_C.translation,
                      PlaneAnchorSnapshot(id: $0.id, classification: $0.classification.rawValue, boundary: $0.boundary))
                 }
+                let walls = r.world.planes.filter { $0.alignment == .vertical }
+                if !walls.isEmpty { shownWalls.append((r.world.t_ns, walls, r.world.session.map.all.map(\.p_W))) }
             }
             frames += 1
             if firstFrame_ns == nil { firstFrame_ns = r.world.t_ns }
@@ -149,6 +153,7 @@ enum WorldCheck {
             log("world: phantom \(v.plane.id) at \(v.plane.height) m: its landmarks lie on " + on.sorted { $0.value > $1.value }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))
         }
         log(verticalPlanes(lastWalls, landmarks: lastLandmarks, align: align, scene: scene))
+        log(verticalPlanesDuringTheRun(shownWalls, since: firstFrame_ns ?? 0, align: align, scene: scene))
         return Result(dataset: path, stereo: stereo, tapsFile: tapsFile, score: score,
                       medianRelativeError: score.medianRelativeError, beyond10Percent: score.beyond10Percent.count,
                       within2SigmaFraction: score.within2SigmaFraction, failed: score.taps.count - score.ok.count,
@@ -163,29 +168,77 @@ enum WorldCheck {
     static func verticalPlanes(_ walls: [PlaneAnchor], landmarks: [Vec3], align: SimilarityTransform, scene: Scene) -> String {
         var mixed: [String] = [], turned: [String] = []
         for w in walls {
-            let local = w.T_W_P.inverse
-            let n = align.rotation.act(w.normal_W)
-            var on: [String: Int] = [:], members = 0
-            for p in landmarks {
-                let q = local.act(p)
-                guard abs(q.z) <= w.inlierBand_m, WorldCheckScore.contains(w.boundaryLocal, Vec2(q.x, q.y)) else { continue }
-                members += 1
-                let x = align.act(p)
-                if let surface = scene.surface(near: x, reach: max(0.05, w.inlierBand_m)) { on[surface.name, default: 0] += 1 }
-            }
-            let best = on.max { ($0.value, $1.key) < ($1.value, $0.key) }
-            let line = String(format: "%@ (%.2f m², %d landmarks, %d on %@", w.id as NSString, w.area_m2, members,
-                              best?.value ?? 0, (best?.key ?? "nothing") as NSString)
-            if members == 0 || 2 * (best?.value ?? 0) < members {
-                mixed.append(line + ")")
-            } else if let name = best?.key, let surface = scene.surfaces.first(where: { $0.name == name }) {
-                let angle = acos(min(1, abs(surface.normal_W.dot(n)))) * 180 / Double.pi
-                if angle > 10 { turned.append(line + String(format: ", normal %.0f° off)", angle)) }
+            switch verticalVerdict(w, landmarks: landmarks, align: align, scene: scene) {
+            case .mixed(let line): mixed.append(line)
+            case .turned(let line): turned.append(line)
+            case .ok: break
             }
         }
         return "vertical planes \(walls.count): mixed \(mixed.count), turned more than 10° \(turned.count)"
             + (mixed.isEmpty ? "" : "; mixed: " + mixed.joined(separator: ", "))
             + (turned.isEmpty ? "" : "; turned: " + turned.joined(separator: ", "))
+    }
+
+    /// A vertical plane's verdict (`verticalPlanes`), with a description of it for the report.
+    enum VerticalVerdict { case ok, mixed(String), turned(String) }
+
+    /// Scores one vertical plane against the scene (see `verticalPlanes`).
+    static func verticalVerdict(_ w: PlaneAnchor, landmarks: [Vec3], align: SimilarityTransform, scene: Scene) -> VerticalVerdict {
+        let local = w.T_W_P.inverse
+        let n = align.rotation.act(w.normal_W)
+        var on: [String: Int] = [:], members = 0
+        for p in landmarks {
+            let q = local.act(p)
+            guard abs(q.z) <= w.inlierBand_m, WorldCheckScore.contains(w.boundaryLocal, Vec2(q.x, q.y)) else { continue }
+            members += 1
+            let x = align.act(p)
+            if let surface = scene.surface(near: x, reach: max(0.05, w.inlierBand_m)) { on[surface.name, default: 0] += 1 }
+        }
+        let best = on.max { ($0.value, $1.key) < ($1.value, $0.key) }
+        let line = String(format: "%@ (%.2f m², %d landmarks, %d on %@", w.id as NSString, w.area_m2, members,
+                          best?.value ?? 0, (best?.key ?? "nothing") as NSString)
+        if members == 0 || 2 * (best?.value ?? 0) < members {
+            return .mixed(line + ")")
+        } else if let name = best?.key, let surface = scene.surfaces.first(where: { $0.name == name }) {
+            let angle = acos(min(1, abs(surface.normal_W.dot(n)))) * 180 / Double.pi
+            if angle > 10 { return .turned(line + String(format: ", normal %.0f° off)", angle)) }
+        }
+        return .ok
+    }
+
+    /// The vertical planes shown during the run (`shown`: once a second, with the landmarks of that moment), each
+    /// scored as the final ones are (`verticalVerdict`): how many planes were ever mixed or turned, with when (seconds
+    /// since `since`, the run's first frame). A plane that was wrong for a while and then went or was corrected is
+    /// seen only here.
+    static func verticalPlanesDuringTheRun(_ shown: [(t_ns: TimestampNs, walls: [PlaneAnchor], landmarks: [Vec3])],
+                                           since t0: TimestampNs, align: SimilarityTransform, scene: Scene) -> String {
+        var ids = Set<String>()
+        var wrong: [String: (kind: String, times: [Double], first: String)] = [:]
+        for s in shown {
+            let t = Double(s.t_ns - t0) * 1e-9
+            for w in s.walls {
+                ids.insert(w.id)
+                let (kind, line): (String, String)
+                switch verticalVerdict(w, landmarks: s.landmarks, align: align, scene: scene) {
+                case .ok: continue
+                case .mixed(let l): (kind, line) = ("mixed", l)
+                case .turned(let l): (kind, line) = ("turned", l)
+                }
+                if wrong[w.id] == nil { wrong[w.id] = (kind, [], line) }
+                wrong[w.id]!.times.append(t)
+            }
+        }
+        let mixed = wrong.values.filter { $0.kind == "mixed" }.count
+        var line = "vertical planes during the run (every second): \(ids.count), ever mixed \(mixed), ever turned more than 10° "
+            + "\(wrong.count - mixed)"
+        if !wrong.isEmpty {
+            line += " (" + wrong.keys.sorted().map { id in
+                let w = wrong[id]!
+                return String(format: "%@ %.0f–%.0f s, %d snapshots, first %@", w.kind as NSString, w.times.min()!, w.times.max()!,
+                              w.times.count, w.first as NSString)
+            }.joined(separator: "; ") + ")"
+        }
+        return line
     }
 
     /// The horizontal planes shown during the run (`shown`: snapshots with the estimated camera position, mapped by

@@ -72,8 +72,8 @@ struct BenchCommand: ParsableCommand {
         "Instead of timing: check the world layer on this rendered dataset (repeatable; needs its scene.json): "
             + "measurement taps of known length planned from the scene, tracked mono and stereo, the final horizontal planes "
             + "(phantoms, heights), the horizontal planes shown during the run (once a second: phantoms, worst height in the "
-            + "scene's frame and against the camera) and the vertical ones (mixed: on no one surface; turned: normal more than "
-            + "10° off).",
+            + "scene's frame and against the camera) and the vertical ones, final and during the run (mixed: on no one surface; "
+            + "turned: normal more than 10° off).",
         valueName: "DATASET"))
     var worldDatasets: [String] = []
 
