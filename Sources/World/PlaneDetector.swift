@@ -68,6 +68,12 @@ public struct PlaneDetectorOptions: Equatable, Sendable {
     public var rejectRows: Bool = true
     /// Detect vertical (wall) planes as well.
     public var detectVertical: Bool = true
+    /// A vertical face whose landmarks fall into two pieces along it, separated by a gap wider than
+    /// `componentCell_m`, is cut to its larger piece when the smaller piece's landmarks mostly lie off the larger
+    /// piece's own line (`PlaneDetector.piecesOnTwoLines`): a sparse map's coarse grid joins a wall and a table's leg
+    /// a metre away into one piece, and a line through both is turned from each. false keeps such faces (for
+    /// comparisons).
+    public var splitFacesAtGaps: Bool = true
     /// Minimum vertical span of a wall's points, metres.
     public var minWallHeight_m: Double = 0.4
     /// A candidate is rejected when landmarks were seen through it (``SeeThroughTest``): at least
@@ -98,7 +104,9 @@ public struct PlaneDetectorOptions: Equatable, Sendable {
 ///    1/σ², three times). The band half-width is max(`minBand_m`, 2.5 × median σ).
 /// 2. Walls: RANSAC on 2-D lines in x-y over the landmarks inside vertical structure or off every level (so floor
 ///    and table points never make a wall), refined by a principal-axis fit, split into connected components in
-///    the wall's plane, each refitted on its own and needing `minWallHeight_m` of vertical extent.
+///    the wall's plane, each refitted on its own and needing `minWallHeight_m` of vertical extent; a refit whose
+///    landmarks are two pieces along the line that do not share it (a wall and a table's leg in front of it, joined
+///    by a sparse map's coarse grid) keeps the larger piece only (`splitFacesAtGaps`).
 /// 3. Horizontal planes: per level, the flat landmarks not on a wall are gated individually
 ///    (|Δz| ≤ min(band, max(`minBand_m`, 2.5 σᵢ))) against a tilt-tolerant least-squares plane, split into x-y
 ///    connected components (grid adaptive to the landmark spacing), cleared of isolated points, and rejected when
@@ -701,21 +709,67 @@ public struct PlaneDetector: Sendable {
                    band: Double) -> (normal: Vec3, members: [Int])? {
         var members = start
         var normal = Vec2(1, 0)
-        for _ in 0..<4 {
-            guard let line = Self.principalLine(members.map { xy[$0] }) else { return nil }
-            normal = line.normal
-            let along = Vec2(-normal.y, normal.x)
-            let ts = members.map { along.dot(xy[$0]) }
-            let lo = (ts.min() ?? 0) - 0.3, hi = (ts.max() ?? 0) + 0.3
-            let next = xy.indices.filter { i in
-                !taken.contains(i) && abs(normal.dot(xy[i]) - line.offset) <= gate(landmarks[i], band)
-                    && (lo...hi).contains(along.dot(xy[i]))
+        for round in 0..<3 {
+            // Two objects joined by the piece (checked on the piece as given, before the refit's gathering pulls the
+            // larger one's landmarks onto the joint line, and again after it): go on with the larger one alone,
+            // which must then hold a face by itself.
+            var split = false
+            if options.splitFacesAtGaps, let line = Self.principalLine(members.map { xy[$0] }),
+               let larger = piecesOnTwoLines(members, normal: line.normal, xy: xy, landmarks: landmarks, band: band) {
+                guard larger.count >= options.minPoints else { return nil }
+                members = larger
+                split = true
             }
-            guard next.count >= options.minPoints else { return nil }
-            if next == members { break }
-            members = next
+            if round > 0 && !split { break }
+            for _ in 0..<4 {
+                guard let line = Self.principalLine(members.map { xy[$0] }) else { return nil }
+                normal = line.normal
+                let along = Vec2(-normal.y, normal.x)
+                let ts = members.map { along.dot(xy[$0]) }
+                let lo = (ts.min() ?? 0) - 0.3, hi = (ts.max() ?? 0) + 0.3
+                let next = xy.indices.filter { i in
+                    !taken.contains(i) && abs(normal.dot(xy[i]) - line.offset) <= gate(landmarks[i], band)
+                        && (lo...hi).contains(along.dot(xy[i]))
+                }
+                guard next.count >= options.minPoints else { return nil }
+                if next == members { break }
+                members = next
+            }
         }
         return (Vec3(normal.x, normal.y, 0), members)
+    }
+
+    /// The larger piece of a face's `members` when they are two objects on one line: sorted along the face's line
+    /// (`normal` in x-y), they split at their widest gap; when that gap is wider than `componentCell_m` (a dense
+    /// map's grid would have cut there), the larger piece's own line is fitted, and fewer than half of the smaller
+    /// piece's landmarks lie within their gate of it, widened by that line's direction error carried to the landmark
+    /// (2.5 × distance along the line from the piece's centre × σ_θ, σ_θ = the piece's median landmark σ / (its RMS
+    /// extent along the line × √n)). One wall on both sides of a gap (a doorway) agrees with itself; a wall and a
+    /// table's leg a metre in front of it do not. `nil` when the members are one face.
+    func piecesOnTwoLines(_ members: [Int], normal: Vec2, xy: [Vec2], landmarks: [MapLandmark], band: Double) -> [Int]? {
+        guard members.count >= 2 else { return nil }
+        let along = Vec2(-normal.y, normal.x)
+        let order = members.sorted { along.dot(xy[$0]) < along.dot(xy[$1]) }
+        var cut = 0, widest = 0.0
+        for k in 1..<order.count {
+            let gap = along.dot(xy[order[k]]) - along.dot(xy[order[k - 1]])
+            if gap > widest { widest = gap; cut = k }
+        }
+        guard widest > options.componentCell_m else { return nil }
+        let first = Array(order[..<cut]), second = Array(order[cut...])
+        let (larger, smaller) = first.count >= second.count ? (first, second) : (second, first)
+        let q = larger.map { xy[$0] }
+        guard larger.count >= 3, let line = Self.principalLine(q) else { return nil }
+        let direction = Vec2(-line.normal.y, line.normal.x)
+        let centre = q.reduce(Vec2.zero, +) / Double(q.count)
+        let extent = (q.reduce(0) { $0 + pow(direction.dot($1 - centre), 2) } / Double(q.count)).squareRoot()
+        let sigmaTheta = Self.median(larger.map { landmarks[$0].std_m }) / (max(extent, 1e-3) * Double(q.count).squareRoot())
+        let agreeing = smaller.filter { i in
+            let carried = 2.5 * abs(direction.dot(xy[i] - centre)) * sigmaTheta
+            let g = gate(landmarks[i], band)
+            return abs(line.normal.dot(xy[i]) - line.offset) <= (g * g + carried * carried).squareRoot()
+        }.count
+        return 2 * agreeing < smaller.count ? larger : nil
     }
 
     /// The total-least-squares line through 2-D points: unit normal and offset (`normal · p = offset`); `nil` for

@@ -434,3 +434,51 @@ import Testing
         #expect(without.contains { abs($0.offset_m - 0.18) < 0.05 }, "control: without the test the row is a level: \(without.map(\.offset_m))")
     }
 }
+
+@Suite struct FaceAcrossTwoObjectsTests {
+    /// Mono, seed-7 render of V1_01 at 20 s: the wall x = 4.2 m mapped over only 0.7 m of its length (14 landmarks,
+    /// σ 4–8 cm, spread 20 cm in depth) and a table leg 1 m in front of it, 0.7 m from the wall (5 landmarks low
+    /// down). The sparse map's coarse grid joined them, and a line through both, 25° from the wall, held every point
+    /// within the 12 cm band: a "wall" that a floor tap's ray met 0.4 m short (−10.1 %). Split at their gap, the wall's
+    /// piece has a line of its own that the leg is far off, so the face is the wall's piece alone. Control: with the
+    /// split off, the turned face comes back.
+    @Test func aWallAndATableLegInFrontOfItAreNoOneFace() throws {
+        var rng = SeededRandom(seed: 3)
+        func landmark(_ id: Int, _ p: Vec3, _ s: Double) -> MapLandmark {
+            MapLandmark(id: id, p_W: p, std_m: s, weight: 1, observations: 2, firstSeen_ns: 0, lastSeen_ns: 0)
+        }
+        var points: [MapLandmark] = []
+        // The floor, mono-noisy like the rest (so the band is the map's, about 12 cm).
+        for _ in 0..<150 {
+            let s = rng.uniform(0.035, 0.06)
+            points.append(landmark(points.count, Vec3(rng.uniform(0, 3), rng.uniform(-1, 2), s * rng.gaussian()), s))
+        }
+        // The wall's piece: depth error along x (the camera looks at it from x ≈ 1 m).
+        for _ in 0..<22 {
+            let s = rng.uniform(0.04, 0.08)
+            points.append(landmark(points.count, Vec3(4.2 + s * rng.gaussian(), rng.uniform(0.15, 0.85), rng.uniform(0.2, 1.7)), s))
+        }
+        // The table leg: a post at (3.52, 1.8), its landmarks 0.15–0.45 m up.
+        for _ in 0..<7 {
+            let s = rng.uniform(0.045, 0.065)
+            points.append(landmark(points.count, Vec3(3.52 + 0.02 * rng.gaussian(), 1.8 + 0.02 * rng.gaussian(), rng.uniform(0.15, 0.45)), s))
+        }
+        // The piece the wall search's components gave: the wall's landmarks and the leg's, joined by a sparse map's
+        // coarse grid.
+        let piece = Array(150..<points.count)
+        let xy = points.map { Vec2($0.p_W.x, $0.p_W.y) }
+        func face(_ split: Bool) -> (normal: Vec3, members: [Int])? {
+            var options = PlaneDetectorOptions()
+            options.splitFacesAtGaps = split
+            return PlaneDetector(options: options).refitFace(piece, xy: xy, landmarks: points, taken: [], band: 0.12)
+        }
+        func turned(_ n: Vec3) -> Double { acos(min(1, abs(n.x))) * 180 / .pi }
+        let with = try #require(face(true), "the wall's piece alone is a face")
+        #expect(turned(with.normal) < 5, "a face turned \(turned(with.normal))° from the wall")
+        #expect(with.members.allSatisfy { points[$0].p_W.x > 3.9 }, "the leg's landmarks are in the wall's face")
+        #expect(with.members.count >= 20, "the wall's landmarks were lost: \(with.members.count)")
+        let without = try #require(face(false))
+        #expect(turned(without.normal) > 15, "control: without the split the face is not turned: \(turned(without.normal))°")
+        #expect(without.members.contains { points[$0].p_W.x < 3.9 }, "control: without the split the leg is not in the face")
+    }
+}
