@@ -74,6 +74,11 @@ public struct PlaneDetectorOptions: Equatable, Sendable {
     /// a metre away into one piece, and a line through both is turned from each. false keeps such faces (for
     /// comparisons).
     public var splitFacesAtGaps: Bool = true
+    /// A vertical candidate whose direction its own landmarks fix only to worse than this (1 σ, degrees:
+    /// `PlaneDetector.lineDirectionStd`, their median σ over their RMS length along the face × √n) is dropped: a blob
+    /// of landmarks, such as a table leg's, has no direction of its own, and a plane turned anyhow through it misleads
+    /// every ray that meets it. 180 keeps them all (for comparisons).
+    public var maxFaceDirectionStd_deg: Double = 8
     /// Minimum vertical span of a wall's points, metres.
     public var minWallHeight_m: Double = 0.4
     /// A candidate is rejected when landmarks were seen through it (``SeeThroughTest``): at least
@@ -106,7 +111,8 @@ public struct PlaneDetectorOptions: Equatable, Sendable {
 ///    and table points never make a wall), refined by a principal-axis fit, split into connected components in
 ///    the wall's plane, each refitted on its own and needing `minWallHeight_m` of vertical extent; a refit whose
 ///    landmarks are two pieces along the line that do not share it (a wall and a table's leg in front of it, joined
-///    by a sparse map's coarse grid) keeps the larger piece only (`splitFacesAtGaps`).
+///    by a sparse map's coarse grid) keeps the larger piece only (`splitFacesAtGaps`); a face whose landmarks fix its
+///    direction only to worse than `maxFaceDirectionStd_deg` (a table leg's blob) is dropped.
 /// 3. Horizontal planes: per level, the flat landmarks not on a wall are gated individually
 ///    (|Δz| ≤ min(band, max(`minBand_m`, 2.5 σᵢ))) against a tilt-tolerant least-squares plane, split into x-y
 ///    connected components (grid adaptive to the landmark spacing), cleared of isolated points, and rejected when
@@ -692,6 +698,9 @@ public struct PlaneDetector: Sendable {
                 guard min(rect.width, rect.length) >= options.minSide_m else { continue }
                 let (off, sd) = offsetAndStd(m) { face.normal.dot($0) }
                 guard concentrated(m, band: band, residual: { face.normal.dot($0) - off }) else { continue }
+                // A face must have a direction of its own: a blob of landmarks (a table leg's) gives any.
+                guard Self.lineDirectionStd(m.map { Vec2($0.p_W.x, $0.p_W.y) }, direction: Vec2(-face.normal.y, face.normal.x),
+                                            sigmas: m.map(\.std_m)) <= options.maxFaceDirectionStd_deg * .pi / 180 else { continue }
                 out.append(PlaneCandidate(alignment: .vertical, normal_W: face.normal, offset_m: off, offsetStd_m: sd,
                                           points: m.map(\.p_W), band_m: band, landmarkIds: m.map(\.id)))
                 accepted.formUnion(face.members)
@@ -762,14 +771,23 @@ public struct PlaneDetector: Sendable {
         guard larger.count >= 3, let line = Self.principalLine(q) else { return nil }
         let direction = Vec2(-line.normal.y, line.normal.x)
         let centre = q.reduce(Vec2.zero, +) / Double(q.count)
-        let extent = (q.reduce(0) { $0 + pow(direction.dot($1 - centre), 2) } / Double(q.count)).squareRoot()
-        let sigmaTheta = Self.median(larger.map { landmarks[$0].std_m }) / (max(extent, 1e-3) * Double(q.count).squareRoot())
+        let sigmaTheta = Self.lineDirectionStd(q, direction: direction, sigmas: larger.map { landmarks[$0].std_m })
         let agreeing = smaller.filter { i in
             let carried = 2.5 * abs(direction.dot(xy[i] - centre)) * sigmaTheta
             let g = gate(landmarks[i], band)
             return abs(line.normal.dot(xy[i]) - line.offset) <= (g * g + carried * carried).squareRoot()
         }.count
         return 2 * agreeing < smaller.count ? larger : nil
+    }
+
+    /// The direction error (1 σ, radians) of a line fitted through `q` (x-y, metres) along `direction`: the points'
+    /// median σ over (their RMS distance from their centre along the line × √n). A blob has no direction of its own;
+    /// a metre of wall has one within a few degrees.
+    static func lineDirectionStd(_ q: [Vec2], direction: Vec2, sigmas: [Double]) -> Double {
+        guard !q.isEmpty else { return .infinity }
+        let centre = q.reduce(Vec2.zero, +) / Double(q.count)
+        let extent = (q.reduce(0) { $0 + pow(direction.dot($1 - centre), 2) } / Double(q.count)).squareRoot()
+        return median(sigmas) / (max(extent, 1e-3) * Double(q.count).squareRoot())
     }
 
     /// The total-least-squares line through 2-D points: unit normal and offset (`normal · p = offset`); `nil` for
