@@ -398,6 +398,11 @@ import Testing
     }
 }
 
+/// A map landmark for the detector's tests (only the position and σ matter to it).
+private func mapLandmark(_ id: Int, _ p: Vec3, _ s: Double) -> MapLandmark {
+    MapLandmark(id: id, p_W: p, std_m: s, weight: 1, observations: 1, firstSeen_ns: 0, lastSeen_ns: 0)
+}
+
 @Suite struct RowOnAVerticalFaceTests {
     /// A box's front face seen face-on from 3 m (stereo, σ 5 cm, mostly along the line of sight): 16 of its points at
     /// one height (a texture row 18 cm up), spread in depth by their σ, made a 0.8 × 0.13 m "table" on V1_01's seed-3
@@ -405,22 +410,19 @@ import Testing
     /// top as small and as noisy (0.35 × 0.3 m, the same σ), and the same row with the test off.
     @Test func aRowOfAFacesPointsAtOneHeightIsNoTop() throws {
         var rng = SeededRandom(seed: 7)
-        func landmark(_ id: Int, _ p: Vec3, _ s: Double) -> MapLandmark {
-            MapLandmark(id: id, p_W: p, std_m: s, weight: 1, observations: 1, firstSeen_ns: 0, lastSeen_ns: 0)
-        }
         // The room's floor, well mapped, so that the detector has its usual company.
         var floor: [MapLandmark] = []
-        for i in 0..<200 { floor.append(landmark(i, Vec3(rng.uniform(-2, 2), rng.uniform(-2, 2), 0.002 * rng.gaussian()), 0.01)) }
+        for i in 0..<200 { floor.append(mapLandmark(i, Vec3(rng.uniform(-2, 2), rng.uniform(-2, 2), 0.002 * rng.gaussian()), 0.01)) }
         // The row: along x on the face y = 1, 0.18 m up; the depth error is along y (the camera looks along y).
         var row: [MapLandmark] = []
         for i in 0..<16 {
-            row.append(landmark(1000 + i, Vec3(rng.uniform(-0.4, 0.4), 1 + 0.05 * rng.gaussian(), 0.18 + 0.004 * rng.gaussian()), 0.05))
+            row.append(mapLandmark(1000 + i, Vec3(rng.uniform(-0.4, 0.4), 1 + 0.05 * rng.gaussian(), 0.18 + 0.004 * rng.gaussian()), 0.05))
         }
         // A real top of box size, the same σ (in every direction).
         var top: [MapLandmark] = []
         for i in 0..<16 {
             let p = Vec3(rng.uniform(-1.5, -1.15), rng.uniform(-1.5, -1.2), 0.35) + Vec3(0.04 * rng.gaussian(), 0.04 * rng.gaussian(), 0.004 * rng.gaussian())
-            top.append(landmark(2000 + i, p, 0.04))
+            top.append(mapLandmark(2000 + i, p, 0.04))
         }
         let detector = PlaneDetector()
         #expect(detector.isRowOnAVerticalFace(row))
@@ -444,24 +446,21 @@ import Testing
     /// split off, the turned face comes back.
     @Test func aWallAndATableLegInFrontOfItAreNoOneFace() throws {
         var rng = SeededRandom(seed: 3)
-        func landmark(_ id: Int, _ p: Vec3, _ s: Double) -> MapLandmark {
-            MapLandmark(id: id, p_W: p, std_m: s, weight: 1, observations: 2, firstSeen_ns: 0, lastSeen_ns: 0)
-        }
         var points: [MapLandmark] = []
         // The floor, mono-noisy like the rest (so the band is the map's, about 12 cm).
         for _ in 0..<150 {
             let s = rng.uniform(0.035, 0.06)
-            points.append(landmark(points.count, Vec3(rng.uniform(0, 3), rng.uniform(-1, 2), s * rng.gaussian()), s))
+            points.append(mapLandmark(points.count, Vec3(rng.uniform(0, 3), rng.uniform(-1, 2), s * rng.gaussian()), s))
         }
         // The wall's piece: depth error along x (the camera looks at it from x ≈ 1 m).
         for _ in 0..<22 {
             let s = rng.uniform(0.04, 0.08)
-            points.append(landmark(points.count, Vec3(4.2 + s * rng.gaussian(), rng.uniform(0.15, 0.85), rng.uniform(0.2, 1.7)), s))
+            points.append(mapLandmark(points.count, Vec3(4.2 + s * rng.gaussian(), rng.uniform(0.15, 0.85), rng.uniform(0.2, 1.7)), s))
         }
         // The table leg: a post at (3.52, 1.8), its landmarks 0.15–0.45 m up.
         for _ in 0..<7 {
             let s = rng.uniform(0.045, 0.065)
-            points.append(landmark(points.count, Vec3(3.52 + 0.02 * rng.gaussian(), 1.8 + 0.02 * rng.gaussian(), rng.uniform(0.15, 0.45)), s))
+            points.append(mapLandmark(points.count, Vec3(3.52 + 0.02 * rng.gaussian(), 1.8 + 0.02 * rng.gaussian(), rng.uniform(0.15, 0.45)), s))
         }
         // The piece the wall search's components gave: the wall's landmarks and the leg's, joined by a sparse map's
         // coarse grid.
@@ -490,20 +489,17 @@ import Testing
     /// them, while a metre of wall mapped as noisily (about 2°) stays. Control: with the limit off (180°), the blob is a face.
     @Test func aTableLegsBlobIsNoFaceButAMetreOfWallIs() throws {
         var rng = SeededRandom(seed: 5)
-        func landmark(_ id: Int, _ p: Vec3, _ s: Double) -> MapLandmark {
-            MapLandmark(id: id, p_W: p, std_m: s, weight: 1, observations: 2, firstSeen_ns: 0, lastSeen_ns: 0)
-        }
         var points: [MapLandmark] = []
         for _ in 0..<150 {
-            points.append(landmark(points.count, Vec3(rng.uniform(-1, 2), rng.uniform(-1, 2), 0.05 * rng.gaussian()), 0.05))
+            points.append(mapLandmark(points.count, Vec3(rng.uniform(-1, 2), rng.uniform(-1, 2), 0.05 * rng.gaussian()), 0.05))
         }
         // The leg: a post at (0.5, 0.5), 0.1–0.7 m up.
         for _ in 0..<24 {
-            points.append(landmark(points.count, Vec3(0.5 + 0.05 * rng.gaussian(), 0.5 + 0.05 * rng.gaussian(), rng.uniform(0.1, 0.7)), 0.05))
+            points.append(mapLandmark(points.count, Vec3(0.5 + 0.05 * rng.gaussian(), 0.5 + 0.05 * rng.gaussian(), rng.uniform(0.1, 0.7)), 0.05))
         }
         // A metre of the wall x = 3, mapped as noisily.
         for _ in 0..<24 {
-            points.append(landmark(points.count, Vec3(3 + 0.05 * rng.gaussian(), rng.uniform(0, 1), rng.uniform(0.2, 1.6)), 0.05))
+            points.append(mapLandmark(points.count, Vec3(3 + 0.05 * rng.gaussian(), rng.uniform(0, 1), rng.uniform(0.2, 1.6)), 0.05))
         }
         func walls(_ limit: Double) -> [PlaneCandidate] {
             var options = PlaneDetectorOptions()
