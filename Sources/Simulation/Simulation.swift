@@ -9,5 +9,7 @@ public enum SimulationModule {
     /// Version of what the simulator writes for a given configuration and seed. Bump it whenever a change
     /// alters the output (textures, renderer, trajectories, IMU synthesis), so caches of simulated datasets
     /// keyed by it (the default dataset of `worldtrack run`) are simulated afresh instead of going stale.
+    /// `OutputVersionTests` holds a digest of a short render for each version and fails when the output changes
+    /// without a new version.
     public static let outputVersion = 2
 }

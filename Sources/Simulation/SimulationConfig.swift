@@ -56,6 +56,14 @@ public struct SimulationConfig: Sendable {
     }
 }
 
+extension SimulationConfig {
+    /// The embedded default dataset of `worldtrack run`: the room scene walked through with the handheld trajectory
+    /// (starting at rest), 30 s, mono 752×480 at 20 Hz, EuRoC-like IMU noise and biases, seed 1.
+    public static func defaultDataset() throws -> SimulationConfig {
+        SimulationConfig(scene: try Scene.builtIn(named: "room"), trajectoryName: "handheld", seconds: 30, seed: 1)
+    }
+}
+
 /// Errors of the dataset writer.
 public enum SimulationError: Error, CustomStringConvertible, Equatable {
     /// Bad configuration (message says what).

@@ -11,11 +11,9 @@ public enum DefaultDataset {
     /// output version, so a simulator change never reuses a stale cache.
     public static let name = "room-handheld-30s-seed1-sim\(SimulationModule.outputVersion)"
 
-    /// The simulation that defines the default dataset: room scene, handheld walk starting at rest,
-    /// 30 s, mono 752×480 at 20 Hz, EuRoC-like IMU noise and biases, seed 1.
-    public static func configuration() throws -> SimulationConfig {
-        SimulationConfig(scene: try Scene.builtIn(named: "room"), trajectoryName: "handheld", seconds: 30, seed: 1)
-    }
+    /// The simulation that defines the default dataset (`SimulationConfig.defaultDataset()`): room scene, handheld
+    /// walk starting at rest, 30 s, mono 752×480 at 20 Hz, EuRoC-like IMU noise and biases, seed 1.
+    public static func configuration() throws -> SimulationConfig { try SimulationConfig.defaultDataset() }
 
     /// The folder that holds cached simulated datasets.
     public static func cacheDirectory(currentDirectory: String = FileManager.default.currentDirectoryPath) -> String {
