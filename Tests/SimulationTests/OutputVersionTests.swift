@@ -6,9 +6,9 @@ import TestSupport
 
 /// The simulator's output is cached under names that carry `SimulationModule.outputVersion` (the default dataset of
 /// `worldtrack run`, the tests' sequence cache). A change that alters the output without a new version would let those
-/// caches serve stale data as if it were current. This guard renders the first quarter second of the default dataset's
-/// configuration (mono and stereo) and compares a digest of everything written with the digest recorded for the
-/// current version.
+/// caches serve stale data as if it were current. This guard renders a quarter second with the default dataset's
+/// configuration (mono, and stereo with the EuRoC rig's second camera) and compares a digest of everything written
+/// with the digest recorded for the current version.
 ///
 /// When it fails after a deliberate change to the simulator: bump `SimulationModule.outputVersion` and record the new
 /// digest below (the failure message prints it). The digest covers the decoded pixels of every PNG (not the PNG bytes,
