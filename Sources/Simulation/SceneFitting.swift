@@ -21,14 +21,19 @@ public struct SceneFitOptions: Equatable, Sendable, Codable {
     public var furnitureGap: Double
     /// Smallest floor (x, y): a short trajectory still gets a room its furniture fits in (margins grow evenly).
     public var minimumFloorSize: Vec2
+    /// Another arrangement of the same furniture, drawn from this seed: the pieces are placed in a shuffled order,
+    /// around the trajectory from a random starting angle, and the textures are seeded from it (unless the caller
+    /// gives a texture seed). The same clearances hold. It makes other rooms around one recorded trajectory, to check
+    /// that a result is not the built-in arrangement's. `nil`: the built-in arrangement.
+    public var arrangementSeed: UInt64?
 
     public init(wallMargin: Double = 1.5, ceilingMargin: Double = 1.0, minimumRoomHeight: Double = 2.7,
                 nominalFloorZ: Double = 0, floorMargin: Double = 0.3, furnitureClearance: Double = 0.5,
-                furnitureGap: Double = 0.3, minimumFloorSize: Vec2 = Vec2(6, 5)) {
+                furnitureGap: Double = 0.3, minimumFloorSize: Vec2 = Vec2(6, 5), arrangementSeed: UInt64? = nil) {
         self.wallMargin = wallMargin; self.ceilingMargin = ceilingMargin; self.minimumRoomHeight = minimumRoomHeight
         self.nominalFloorZ = nominalFloorZ; self.floorMargin = floorMargin
         self.furnitureClearance = furnitureClearance; self.furnitureGap = furnitureGap
-        self.minimumFloorSize = minimumFloorSize
+        self.minimumFloorSize = minimumFloorSize; self.arrangementSeed = arrangementSeed
     }
 
     /// Defaults for the room layout: walls 1.5 m beyond the cameras, floor at least 6 × 5 m.
@@ -125,7 +130,11 @@ public enum SceneFitting {
         let ceilingZ = Swift.max(bHi.z + o.ceilingMargin, floorZ + o.minimumRoomHeight)
         let centre = (lo + hi) / 2
         let ex = Vec3(1, 0, 0), ey = Vec3(0, 1, 0), ez = Vec3(0, 0, 1)
-        var b = SceneBuilder(textureSeed: textureSeed ?? (isRoom ? 0x5EED : 0xC0DE))
+        // Another arrangement (`arrangementSeed`): the order the pieces are placed in, the angle the first one's anchor
+        // starts from, and the textures. Without it nothing is drawn, so the built-in arrangement stays as it was.
+        var arrangement = o.arrangementSeed.map { SeededRandom(seed: $0 ^ 0xA11A_46E5_EED0_0000) }
+        let arrangedTextureSeed: UInt64? = arrangement == nil ? nil : arrangement!.next() >> 16
+        var b = SceneBuilder(textureSeed: textureSeed ?? arrangedTextureSeed ?? (isRoom ? 0x5EED : 0xC0DE))
         let floorName = isRoom ? "floor" : "ground"
         let floor = try b.addRectangle(name: floorName, kind: .floor, center_W: Vec3(centre.x, centre.y, floorZ), normal_W: ez,
                                        axisU: ex, halfU: L / 2, axisV: ey, halfV: W / 2)
@@ -190,9 +199,14 @@ public enum SceneFitting {
         var furniture: [FittedFurniture] = []
         var notPlaced: [String] = []
         var tops: [String: Int] = [:]
-        for (i, item) in items.enumerated() {
+        var order = Array(items.indices), phase = 0.0
+        if arrangement != nil {
+            for k in stride(from: order.count - 1, to: 0, by: -1) { order.swapAt(k, arrangement!.int(k + 1)) }
+            phase = arrangement!.uniform(0, 2 * Double.pi)
+        }
+        for (i, item) in order.map({ items[$0] }).enumerated() {
             // Anchor: spread the pieces around the trajectory, halfway into the wall margin.
-            let angle = 2 * Double.pi * (Double(i) + 0.5) / Double(items.count)
+            let angle = 2 * Double.pi * (Double(i) + 0.5) / Double(items.count) + phase
             let anchor = bCentre + Vec2(half.x * cos(angle), half.y * sin(angle))
             guard let spot = place(item.size, anchor: anchor, within: (lo, hi), points: points, placed: placed, options: placing) else {
                 notPlaced.append(item.name)

@@ -107,6 +107,9 @@ struct SimulateCommand: ParsableCommand {
     @Flag(name: .customLong("level-groundtruth"), help: "With --from-recording: level the recording's world first. Gravity is measured in the ground truth's frame from the recording's own IMU (as `eval --level-groundtruth` does; EuRoC V1_01's frame is 0.24° off), and the ground truth is turned so that it is −z. The scene is then fitted and rendered level for the real IMU, as a real room's floor and tables are, and the ground truth is written in that frame. The IMU rows are still copied byte for byte.")
     var levelGroundtruth = false
 
+    @Option(name: .customLong("arrangement-seed"), help: "With --from-recording and a fitted room or courtyard: arrange the same furniture otherwise and draw other textures, from this seed (placing order, starting angle around the trajectory, textures; the same clearances). Another room around the same flight, to check a result on a room it was not tuned on. Default: the built-in arrangement.")
+    var arrangementSeed: UInt64?
+
     @Option(help: "Output folder (must be empty or absent).")
     var out: String
 
@@ -148,6 +151,7 @@ struct SimulateCommand: ParsableCommand {
         } else {
             if start != nil { throw CLIError.badInput("--start is only for --from-recording") }
             if levelGroundtruth { throw CLIError.badInput("--level-groundtruth is only for --from-recording (a simulated world is level)") }
+            if arrangementSeed != nil { throw CLIError.badInput("--arrangement-seed is only for --from-recording (it arranges a fitted room)") }
             guard let seconds else { throw CLIError.badInput("--seconds is required (a number > 0) unless --from-recording is given") }
             if let rate, rate != 20 && rate != 30 { throw CLIError.badInput("--rate must be 20 or 30 (got \(rate))") }
             for (name, v) in segments {
@@ -232,9 +236,17 @@ struct SimulateCommand: ParsableCommand {
             }
             let sceneChoice: RecordingScene
             if scene.lowercased().hasSuffix(".json") || scene.contains("/") {
+                if arrangementSeed != nil {
+                    throw CLIError.badInput("--arrangement-seed arranges a fitted room or courtyard; a scene file is used as given")
+                }
                 sceneChoice = .given(try Scene.load(jsonFile: scene), source: scene)
             } else if Scene.builtInNames.contains(scene.lowercased()) {
-                sceneChoice = .fitted(layout: scene.lowercased())
+                var fitOptions: SceneFitOptions? = nil
+                if let arrangementSeed {
+                    fitOptions = scene.lowercased() == "courtyard" ? .courtyard : .room
+                    fitOptions?.arrangementSeed = arrangementSeed
+                }
+                sceneChoice = .fitted(layout: scene.lowercased(), options: fitOptions)
             } else {
                 throw SceneError.unknownScene(scene)
             }

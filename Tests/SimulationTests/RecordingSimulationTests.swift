@@ -242,6 +242,57 @@ struct RecordingSimulationTests {
         #expect(scene.measurements.contains { $0.name == "tableA.height" && abs($0.distance - 0.75) < 1e-9 })
     }
 
+    @Test("an arrangement seed places the same furniture elsewhere, as clear of the trajectory, with other textures; the same seed the same room")
+    func arrangementSeed() throws {
+        let recording = try Recording(path: try Self.recordingPath())
+        func fitted(_ seed: UInt64?) throws -> (Scene, SceneFitReport) {
+            var options = SceneFitOptions.room
+            options.arrangementSeed = seed
+            let (_, _, scene, fit, _) = try RecordingDatasetWriter.prepare(
+                RecordingSimulationConfig(recording: recording, scene: .fitted(layout: "room", options: options), stereo: true))
+            return (scene, try #require(fit))
+        }
+        let (builtIn, builtInFit) = try fitted(nil)
+        let (defaultScene, _) = try fitted(nil)
+        #expect(try builtIn.jsonData() == defaultScene.jsonData())
+        let cameras = [recording.cam0] + (recording.cam1.map { [$0] } ?? [])
+        let footprint = recording.groundTruth.flatMap { s in [s.T_W_B.translation] + cameras.map { (s.T_W_B * $0.T_B_C).translation } }
+        var centres: [[String: Vec3]] = []
+        for seed: UInt64 in [1, 2, 3] {
+            let (scene, fit) = try fitted(seed)
+            #expect(fit.options.arrangementSeed == seed)
+            #expect(fit.enclosureMin == builtInFit.enclosureMin && fit.enclosureMax == builtInFit.enclosureMax)
+            #expect(fit.notPlaced.isEmpty)
+            #expect(Set(fit.furniture.map(\.name)) == Set(builtInFit.furniture.map(\.name)))
+            for f in fit.furniture {
+                #expect(f.min.x >= fit.enclosureMin.x && f.max.x <= fit.enclosureMax.x && f.min.y >= fit.enclosureMin.y
+                        && f.max.y <= fit.enclosureMax.y)
+                for p in footprint {
+                    let dx = max(f.min.x - p.x, 0, p.x - f.max.x), dy = max(f.min.y - p.y, 0, p.y - f.max.y)
+                    #expect((dx * dx + dy * dy).squareRoot() >= 0.5 - 1e-9, "seed \(seed): \(f.name) is within 0.5 m of the trajectory")
+                }
+            }
+            // Sizes and heights are the built-in pieces'; positions and textures are not.
+            let sizes = { (r: SceneFitReport) in Dictionary(uniqueKeysWithValues: r.furniture.map { ($0.name, ($0.max - $0.min).z) }) }
+            #expect(sizes(fit) == sizes(builtInFit))
+            let moved = fit.furniture.filter { f in
+                let b = builtInFit.furniture.first { $0.name == f.name }!
+                return ((f.min + f.max) / 2 - (b.min + b.max) / 2).norm > 0.3
+            }
+            #expect(moved.count >= 3, "seed \(seed) moved only \(moved.map(\.name))")
+            #expect(zip(scene.surfaces, builtIn.surfaces).filter { $0.texture == $1.texture }.count < scene.surfaces.count / 2)
+            // Measurement pairs follow the furniture.
+            let tableA = try #require(fit.furniture.first { $0.name == "tableA" })
+            let height = try #require(scene.measurements.first { $0.name == "tableA.height" })
+            #expect(abs(height.b_W.z - tableA.topHeight) < 1e-9 && abs(height.distance - 0.75) < 1e-9)
+            #expect(height.b_W.x >= tableA.min.x - 1e-9 && height.b_W.x <= tableA.max.x + 1e-9)
+            centres.append(Dictionary(uniqueKeysWithValues: fit.furniture.map { ($0.name, ($0.min + $0.max) / 2) }))
+            let (again, _) = try fitted(seed)
+            #expect(try again.jsonData() == scene.jsonData())
+        }
+        #expect(centres[0] != centres[1] && centres[1] != centres[2])
+    }
+
     @Test("a recording whose imu0 T_BS is not the identity is refused, naming the file")
     func nonIdentityIMUExtrinsicsRefused() throws {
         let source = try Self.recordingPath()
