@@ -118,6 +118,13 @@ struct SimulateFromRecordingTests {
         try refused(["--seconds", "-1", "--out", out], ["--seconds must be a number > 0 (got -1.0)"], "simulate --seconds -1")
         try refused(["--seconds", "1", "--shake-at", "5", "--out", out], ["--shake-at 5.0", "not before the end"], "shake after the end")
         try refused(["--out", out], ["--seconds is required"], "no --seconds")
+        try refused(["--seconds", "1", "--arrangement-seed", "3", "--out", out], ["--arrangement-seed", "only for --from-recording"],
+                    "arrangement without a recording")
+        let sceneFile = SimDatasets.temporaryPath("cli-arrangement-scene") + ".json"
+        try Scene.room().jsonData().write(to: URL(fileURLWithPath: sceneFile))
+        defer { try? FileManager.default.removeItem(atPath: sceneFile) }
+        try refused(["--from-recording", source, "--scene", sceneFile, "--arrangement-seed", "3", "--out", out],
+                    ["--arrangement-seed", "scene file"], "arrangement of a scene file")
 
         // A non-empty --out is refused and left as it was.
         let dir = try TemporaryDirectory()
