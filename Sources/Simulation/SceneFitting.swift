@@ -133,7 +133,8 @@ public enum SceneFitting {
         // Another arrangement (`arrangementSeed`): the order the pieces are placed in, the angle the first one's anchor
         // starts from, and the textures. Without it nothing is drawn, so the built-in arrangement stays as it was.
         var arrangement = o.arrangementSeed.map { SeededRandom(seed: $0 ^ 0xA11A_46E5_EED0_0000) }
-        let arrangedTextureSeed: UInt64? = arrangement == nil ? nil : arrangement!.next() >> 16
+        var arrangedTextureSeed: UInt64?
+        if var r = arrangement { arrangedTextureSeed = r.next() >> 16; arrangement = r }
         var b = SceneBuilder(textureSeed: textureSeed ?? arrangedTextureSeed ?? (isRoom ? 0x5EED : 0xC0DE))
         let floorName = isRoom ? "floor" : "ground"
         let floor = try b.addRectangle(name: floorName, kind: .floor, center_W: Vec3(centre.x, centre.y, floorZ), normal_W: ez,
@@ -200,9 +201,9 @@ public enum SceneFitting {
         var notPlaced: [String] = []
         var tops: [String: Int] = [:]
         var order = Array(items.indices), phase = 0.0
-        if arrangement != nil {
-            for k in stride(from: order.count - 1, to: 0, by: -1) { order.swapAt(k, arrangement!.int(k + 1)) }
-            phase = arrangement!.uniform(0, 2 * Double.pi)
+        if var r = arrangement {
+            for k in stride(from: order.count - 1, to: 0, by: -1) { order.swapAt(k, r.int(k + 1)) }
+            phase = r.uniform(0, 2 * Double.pi)
         }
         for (i, item) in order.map({ items[$0] }).enumerated() {
             // Anchor: spread the pieces around the trajectory, halfway into the wall margin.
