@@ -103,20 +103,25 @@ public enum DatasetWriter {
                                  image_s: Date().timeIntervalSince(start))
     }
 
-    /// Refuses an output folder that exists and is not empty (or is a file) unless `force`; with `force`,
-    /// removes only a dataset's own `mav0/` and `scene.json` from it.
-    static func prepareOutput(_ directory: String, force: Bool) throws {
+    /// Throws `SimulationError.outputNotEmpty` when `directory` is a file, or a folder that is not empty and `force`
+    /// is not given; changes nothing. For callers with slow work before the writing starts (fitting a scene to a
+    /// recording), so that a refused output is refused first.
+    public static func checkOutput(_ directory: String, force: Bool) throws {
         let fm = FileManager.default
         var isDir: ObjCBool = false
-        if fm.fileExists(atPath: directory, isDirectory: &isDir) {
-            guard isDir.boolValue else { throw SimulationError.outputNotEmpty(directory) }
-            let items = (try? fm.contentsOfDirectory(atPath: directory)) ?? []
-            if !items.isEmpty {
-                guard force else { throw SimulationError.outputNotEmpty(directory) }
-                for own in ["mav0", "scene.json"] where items.contains(own) {
-                    try? fm.removeItem(atPath: directory + "/" + own)
-                }
-            }
+        guard fm.fileExists(atPath: directory, isDirectory: &isDir) else { return }
+        guard isDir.boolValue else { throw SimulationError.outputNotEmpty(directory) }
+        let items = (try? fm.contentsOfDirectory(atPath: directory)) ?? []
+        if !items.isEmpty && !force { throw SimulationError.outputNotEmpty(directory) }
+    }
+
+    /// Refuses an output folder that exists and is not empty (or is a file) unless `force` (`checkOutput`); with
+    /// `force`, removes only a dataset's own `mav0/` and `scene.json` from it.
+    static func prepareOutput(_ directory: String, force: Bool) throws {
+        try checkOutput(directory, force: force)
+        let items = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+        for own in ["mav0", "scene.json"] where items.contains(own) {
+            try? FileManager.default.removeItem(atPath: directory + "/" + own)
         }
     }
 

@@ -223,6 +223,8 @@ struct SimulateCommand: ParsableCommand {
         let err = FileHandle.standardError
         let started = Date()
         do {
+            // Refused before the recording is read and the scene fitted (a few seconds for the full flight).
+            try DatasetWriter.checkOutput(out, force: force)
             var recording = try Recording(path: path)
             if levelGroundtruth {
                 let gravity: GroundTruthGravity
