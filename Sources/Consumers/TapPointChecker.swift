@@ -133,12 +133,12 @@ public struct TapPointChecker: Equatable, Sendable {
     /// place the tapped pixel clearly **nearer** than it: the best match scores at least `photometricMinScore`, has no
     /// rival within `photometricRivalMargin`, lies outside the hit's window (its 3 σ along the ray, at least
     /// `photometricTolerance_px` in the second image), and the hypothesis at the hit's own depth scores at least
-    /// `photometricMinGap` less. Nearer only: the failure this catches is a ray that passes the silhouette of a surface
-    /// the map does not hold and meets what lies behind it, which no landmark contradicts. On a 30 s V1_01 render
-    /// (stereo, seeds 5 and 6) table B, seen end-on with no landmark on it, had its width's corners measured on the
-    /// wall 0.5–1.2 m behind them (0.083 m for 0.600 m), every landmark along the rays being the wall's. A hit in front
-    /// of the true surface is a plane reaching past its edge, which the rim tests judge; and a tap on a corner, whose
-    /// patch straddles two surfaces, can match the one behind better than its own. `nil` turns the check off.
+    /// `photometricMinGap` less. The failure this catches is a ray that passes the silhouette of a surface the map does
+    /// not hold and meets what lies behind it, which no landmark contradicts. On a 30 s V1_01 render (stereo, seeds 5
+    /// and 6) table B, seen end-on with no landmark on it, had its width's corners measured on the wall 0.5–1.2 m
+    /// behind them (0.083 m for 0.600 m), every landmark along the rays being the wall's. A best match **behind** the
+    /// hit fails it only under the stricter `photometricFartherMinScore` and off a rim: a tap on a corner, whose patch
+    /// straddles two surfaces, can match the one behind better than its own. `nil` turns the check off.
     public var photometric: PhotometricDepthProbe? = PhotometricDepthProbe()
     /// The depths searched, as multiples of the hit's.
     public var photometricRange: ClosedRange<Double> = 0.4...2.5
@@ -153,6 +153,16 @@ public struct TapPointChecker: Equatable, Sendable {
     /// The smallest window around the hit's projection in the second view, pixels: a patch on a slanted surface or
     /// near a depth edge shifts its peak by up to about a pixel and a half on the renders.
     public var photometricTolerance_px: Double = 1.5
+    /// A best match **behind** the hit fails it too when it scores at least this, with the same gap, window and
+    /// rival tests as a nearer one, unless the hit is on its surface's rim (the edge test found a farther surface
+    /// `edgeRadius_px` beside it). What it catches is a plane that reaches where its surface is not: on the simulated
+    /// room (seeds 7 and 12), box B's top polygon met 0.7 m and 1 m in front of the floor the pixels see, while the
+    /// images matched the pixels at 0.96–0.99 within 2 % of the floor's true depth. At a rim the tapped patch
+    /// straddles what lies behind and can match that better than its own surface (arrangement 5, box C's top corner:
+    /// 0.98 on the floor 0.7 m behind a correct hit). Higher than `photometricMinScore` because a match behind is
+    /// weaker evidence: the patch may still be partly on the hit's surface. `nil`: nearer only (docs/ACCURACY.md,
+    /// twenty-seventh session).
+    public var photometricFartherMinScore: Double? = 0.95
 
     /// Where the map cannot place a tapped pixel (no hit, or a hit the checks fail), the images may
     /// (`imagePlacement`): the pixel's patch is matched along its epipolar line in each of two other views over
@@ -338,21 +348,35 @@ public struct TapPointChecker: Equatable, Sendable {
             }
             sigma = max(sigma, rms)
         }
-        if let seen = photometricDisagreement(hit, pixel: pixel, frame: frame, view: secondView ?? frame.input.stereoView,
-                                              surfaceStd_m: sigma) {
+        switch photometricDisagreement(hit, pixel: pixel, frame: frame, view: secondView ?? frame.input.stereoView, surfaceStd_m: sigma,
+                                       onRim: onEdge) {
+        case nil:
+            break
+        case let .nearer(best, hitScore):
             return .failed(String(format: "the images place the tapped pixel at %.2f m (match %.2f in the second view), nearer than the "
                                   + "hit on %@ at %.2f m (match %.2f there): the ray may pass the silhouette of a surface in front",
-                                  seen.best.distance_m, seen.best.score, describe(hit) as NSString, t, seen.hitScore))
+                                  best.distance_m, best.score, describe(hit) as NSString, t, hitScore))
+        case let .farther(best, hitScore):
+            return .failed(String(format: "the images place the tapped pixel at %.2f m (match %.2f in the second view), farther than the "
+                                  + "hit on %@ at %.2f m (match %.2f there): the surface may end before the pixel",
+                                  best.distance_m, best.score, describe(hit) as NSString, t, hitScore))
         }
         return .confirmed(surfaceStd_m: sigma, onEdge: onEdge)
     }
 
-    /// The best match of the tapped pixel along its epipolar line in the frame's second view, with the score of the
-    /// hypothesis at the hit's own depth, when the images place the pixel clearly nearer than the hit (see
-    /// `photometric`); `nil` when they agree with it or cannot say (no second view, no texture, a weak or ambiguous
-    /// match, or a best match behind the hit).
-    func photometricDisagreement(_ hit: RaycastResult, pixel: Vec2, frame: WorldFrame, view: SecondView?, surfaceStd_m: Double)
-        -> (best: DepthProfile.Sample, hitScore: Double)? {
+    /// What the images say against a hit (see `photometric` and `photometricFartherMinScore`).
+    enum PhotometricDisagreement: Equatable {
+        /// The best match lies clearly nearer than the hit; the score at the hit's own depth.
+        case nearer(DepthProfile.Sample, hitScore: Double)
+        /// The best match lies clearly farther than the hit.
+        case farther(DepthProfile.Sample, hitScore: Double)
+    }
+
+    /// The tapped pixel's profile along its epipolar line in the frame's second view, judged against the hit (see
+    /// `photometric`); `nil` when the images agree with it or cannot say (no second view, no texture, a weak or
+    /// ambiguous match).
+    func photometricDisagreement(_ hit: RaycastResult, pixel: Vec2, frame: WorldFrame, view: SecondView?, surfaceStd_m: Double,
+                                 onRim: Bool = false) -> PhotometricDisagreement? {
         guard let probe = photometric, let view, let image = frame.image,
               let bearing = frame.camera.model.bearing(pixel) else { return nil }
         let t = hit.distance_m
@@ -360,16 +384,18 @@ public struct TapPointChecker: Equatable, Sendable {
                                           nearest_m: photometricRange.lowerBound * t, farthest_m: photometricRange.upperBound * t),
               let bestIndex = profile.bestIndex else { return nil }
         let best = profile.samples[bestIndex]
-        guard best.score >= photometricMinScore, best.distance_m < t else { return nil }
         let T_C1_C0 = view.T_C0_C1.inverse
         func projected(_ distance: Double) -> Vec2? { view.camera.project(T_C1_C0.act(bearing * max(distance, 0.05))) }
         let along = 3 * surfaceStd_m / max(hit.incidenceCosine, 0.17)
         guard let at = projected(t), let nearer = projected(t - along), let farther = projected(t + along),
               let atHit = profile.sample(nearest: at) else { return nil }
         let window = max(photometricTolerance_px, (nearer - at).norm, (farther - at).norm)
-        guard (atHit.pixel - at).norm <= window, (best.pixel - at).norm > window, atHit.score <= best.score - photometricMinGap,
+        guard (atHit.pixel - at).norm <= window else { return nil }
+        // Behind the hit only off a rim (see `photometricFartherMinScore`).
+        let minScore = best.distance_m < t ? photometricMinScore : onRim ? .infinity : (photometricFartherMinScore ?? .infinity)
+        guard best.score >= minScore, (best.pixel - at).norm > window, atHit.score <= best.score - photometricMinGap,
               !profile.hasRival(to: bestIndex, margin: photometricRivalMargin, dip: 0.05) else { return nil }
-        return (best, atHit.score)
+        return best.distance_m < t ? .nearer(best, hitScore: atHit.score) : .farther(best, hitScore: atHit.score)
     }
 
     /// Where the images alone place `pixel` (see `measureWithImages`), matched in each of `views` (at least

@@ -5,12 +5,14 @@ import Sensors
 import Testing
 @testable import World
 
-/// A ray-traced scene for stereo tests: the textured floor (z = 0), a textured back wall (y = 3, as `Room`'s) and, optionally, a
+/// A ray-traced scene for stereo tests: the textured floor (z = `floorHeight`, 0 by default), a textured back wall (y = 3, as `Room`'s) and, optionally, a
 /// textured square card facing a point, in front of them. Texture is value noise on each surface's own coordinates
 /// (2 cm and 5 cm cells), so every patch is distinct.
 struct TexturedScene {
     /// A square card: its centre and unit normal (world), and half its side, metres.
     var card: (centre: Vec3, normal: Vec3, halfSide: Double)?
+    /// The floor's height, metres (0 where the tests' maps put it; lower to show a floor farther than the map's).
+    var floorHeight: Double = 0
 
     /// A stereo pair's right camera: 11 cm to the right of the left one (EuRoC's baseline), axes parallel.
     static let T_left_right = SE3(rotation: .identity, translation: Vec3(0.11, 0, 0))
@@ -30,7 +32,7 @@ struct TexturedScene {
             }
         }
         if d.z < -1e-9 {
-            let t = -origin.z / d.z
+            let t = (floorHeight - origin.z) / d.z
             if t < best { let p = origin + d * t; best = t; value = Self.texture(p.x, p.y, seed: 1) }
         }
         if d.y > 1e-9 {

@@ -489,6 +489,46 @@ import Testing
         }
     }
 
+    @Test func aHitTheImagesPlaceClearlyFartherFailsOffARim() throws {
+        // The map's floor (its landmarks) lies at z = 0, but the images see the floor 30 cm lower: the pixel's surface is
+        // some 20 % farther along the ray than the hit, as where a plane reaches past the end of its surface.
+        let (_, hit0, _, px) = try Self.floorHit(Vec3(0.3, -0.8, 0))
+        func verdict(floorHeight: Double, checker: TapPointChecker = TapPointChecker(), rimBeside: Bool = false) throws -> TapPointVerdict {
+            let scene = TexturedScene(floorHeight: floorHeight)
+            let (left, view) = scene.stereoPair(testCamera.model, T_W_C: defaultPose)
+            let session = WorldSession()
+            var gen = RoomLandmarks(seed: 1)
+            var frame: WorldFrame?
+            for i in 0..<30 {
+                var input = frameInput(i, landmarks: gen.batch(floor: 150, table: 10, wall: 15))
+                if i == 29 { input.image = left; input.stereoView = view }
+                frame = session.process(input)
+            }
+            let f = try #require(frame)
+            let hit = try #require(f.raycast(pixel: px)), ray = try #require(f.ray(pixel: px))
+            #expect(abs(hit.distance_m - hit0.distance_m) < 1e-9)
+            // `rimBeside`: the map sees a farther surface 8 px away (the tap is on its surface's rim).
+            return checker.check(hit, ray: ray, pixel: px, frame: f) { q in
+                guard rimBeside, var other = f.raycast(pixel: q) else { return f.raycast(pixel: q) }
+                other.distance_m += 1
+                return other
+            }
+        }
+        guard case let .failed(why) = try verdict(floorHeight: -0.3) else {
+            Issue.record("a hit 20 % in front of the surface the images see was measured"); return
+        }
+        #expect(why.contains("farther than the hit"), "\(why)")
+        // Controls: the images' floor where the map's is; 1 cm lower (inside the hit's window); the same 30 cm on a rim;
+        // and behind-the-hit matches ignored.
+        var nearerOnly = TapPointChecker()
+        nearerOnly.photometricFartherMinScore = nil
+        for (v, label) in [(try verdict(floorHeight: 0), "the map's floor"), (try verdict(floorHeight: -0.01), "1 cm lower"),
+                           (try verdict(floorHeight: -0.3, rimBeside: true), "on a rim"),
+                           (try verdict(floorHeight: -0.3, checker: nearerOnly), "nearer only")] {
+            guard case .confirmed = v else { Issue.record("control \(label): \(v)"); continue }
+        }
+    }
+
     @Test func aMonoTapIsMatchedInAnEarlierFrame() throws {
         // Mono: the camera slides 0.4 m sideways over 30 frames (1.5 s); the `measure` consumer matches the tapped
         // pixels in the latest earlier frame 10 cm or more sideways of their rays. The first pixel sees, in truth, a card
@@ -625,17 +665,18 @@ import Testing
     @Test func aMapHitTheImagesPlaceElsewhereFails() throws {
         // Stereo, a well-mapped floor; the camera rises 0.3 m over 30 frames. The images are rendered from `lift` above
         // the poses the map's frames carry, so in them the floor lies that much lower than the map's floor: a tap on
-        // the open floor hits the map's floor, passes the map's checks (the images' own check looks only nearer), and the
-        // right image and an earlier frame place the pixel farther.
+        // the open floor hits the map's floor and passes the map's checks; the right image and an earlier frame place
+        // the pixel farther. With the images' own check looking nearer only, the two views' placement contradicts the hit.
         let pose = Self.risingPose
         let scene = TexturedScene(card: nil)
         let a_W = Vec3(0.7, -0.6, 0), b_W = Vec3(1.4, -0.9, 0)
         let a = try #require(testCamera.model.project(pose(29).inverse.act(a_W)))
         let b = try #require(testCamera.model.project(pose(29).inverse.act(b_W)))
-        func record(lift: Double) throws -> MeasurementRecord {
+        func record(lift: Double, nearerOnly: Bool = true) throws -> MeasurementRecord {
             let session = WorldSession()
             var gen = RoomLandmarks(seed: 1)
             let consumer = MeasureConsumer(taps: [MeasureTap(time: .absolute(frameInput(29, landmarks: []).t_ns), pixels: [a, b])])
+            if nearerOnly { consumer.checker.photometricFartherMinScore = nil }
             var records: [MeasurementRecord] = []
             for i in 0..<30 {
                 var input = frameInput(i, landmarks: gen.batch(floor: 150, table: 10, wall: 15), T_W_C: pose(i))
@@ -647,8 +688,11 @@ import Testing
         }
         let lifted = try record(lift: 0.25)
         #expect(lifted.status == "failed" && lifted.reason?.contains("the images place it at") == true, "\(lifted.reason ?? "measured")")
+        // By default the right image alone already fails the hit, as farther than it.
+        let byDefault = try record(lift: 0.25, nearerOnly: false)
+        #expect(byDefault.status == "failed" && byDefault.reason?.contains("farther than the hit") == true, "\(byDefault.reason ?? "measured")")
         // Control: images from the map's own poses agree with its floor.
-        let agreeing = try record(lift: 0)
+        let agreeing = try record(lift: 0, nearerOnly: false)
         #expect(agreeing.status == "ok", "\(agreeing.reason ?? "")")
         #expect(agreeing.points.map(\.target) != ["images", "images"])
     }
