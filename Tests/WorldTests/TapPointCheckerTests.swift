@@ -454,6 +454,22 @@ import Testing
         #expect(checker.unheldStructureInFront(of: hit(normal: -ray.direction_W), ray: ray, frame: f) == 2)
     }
 
+    /// The room after 30 frames whose last frame carries `scene`'s stereo pair from `defaultPose`, with the hit and
+    /// ray of `px` on it.
+    static func stereoFloorFrame(_ scene: TexturedScene, pixel px: Vec2) throws -> (WorldFrame, RaycastResult, WorldRay) {
+        let (left, view) = scene.stereoPair(testCamera.model, T_W_C: defaultPose)
+        let session = WorldSession()
+        var gen = RoomLandmarks(seed: 1)
+        var frame: WorldFrame?
+        for i in 0..<30 {
+            var input = frameInput(i, landmarks: gen.batch(floor: 150, table: 10, wall: 15))
+            if i == 29 { input.image = left; input.stereoView = view }
+            frame = session.process(input)
+        }
+        let f = try #require(frame)
+        return (f, try #require(f.raycast(pixel: px)), try #require(f.ray(pixel: px)))
+    }
+
     @Test func aTapWhoseImagesSeeAnUnmappedSurfaceInFrontFails() throws {
         // A floor tap whose pixel, in truth, sees a card standing across the ray at `fraction` of the floor hit's
         // depth: no landmark maps it, so every map-based check passes, but the stereo pair places the pixel on it.
@@ -461,17 +477,7 @@ import Testing
         #expect(f0.camera.model.contains(px, margin: 20))
         func verdict(cardAt fraction: Double?, checker: TapPointChecker = TapPointChecker()) throws -> TapPointVerdict {
             let scene = TexturedScene(card: fraction.map { (ray0.point(at: $0 * hit0.distance_m), -ray0.direction_W, 0.15) })
-            let (left, view) = scene.stereoPair(testCamera.model, T_W_C: defaultPose)
-            let session = WorldSession()
-            var gen = RoomLandmarks(seed: 1)
-            var frame: WorldFrame?
-            for i in 0..<30 {
-                var input = frameInput(i, landmarks: gen.batch(floor: 150, table: 10, wall: 15))
-                if i == 29 { input.image = left; input.stereoView = view }
-                frame = session.process(input)
-            }
-            let f = try #require(frame)
-            let hit = try #require(f.raycast(pixel: px)), ray = try #require(f.ray(pixel: px))
+            let (f, hit, ray) = try Self.stereoFloorFrame(scene, pixel: px)
             #expect(abs(hit.distance_m - hit0.distance_m) < 1e-9)
             return checker.check(hit, ray: ray, pixel: px, frame: f) { f.raycast(pixel: $0) }
         }
@@ -494,18 +500,7 @@ import Testing
         // some 20 % farther along the ray than the hit, as where a plane reaches past the end of its surface.
         let (_, hit0, _, px) = try Self.floorHit(Vec3(0.3, -0.8, 0))
         func verdict(floorHeight: Double, checker: TapPointChecker = TapPointChecker(), rimBeside: Bool = false) throws -> TapPointVerdict {
-            let scene = TexturedScene(floorHeight: floorHeight)
-            let (left, view) = scene.stereoPair(testCamera.model, T_W_C: defaultPose)
-            let session = WorldSession()
-            var gen = RoomLandmarks(seed: 1)
-            var frame: WorldFrame?
-            for i in 0..<30 {
-                var input = frameInput(i, landmarks: gen.batch(floor: 150, table: 10, wall: 15))
-                if i == 29 { input.image = left; input.stereoView = view }
-                frame = session.process(input)
-            }
-            let f = try #require(frame)
-            let hit = try #require(f.raycast(pixel: px)), ray = try #require(f.ray(pixel: px))
+            let (f, hit, ray) = try Self.stereoFloorFrame(TexturedScene(floorHeight: floorHeight), pixel: px)
             #expect(abs(hit.distance_m - hit0.distance_m) < 1e-9)
             // `rimBeside`: the map sees a farther surface 8 px away (the tap is on its surface's rim).
             return checker.check(hit, ray: ray, pixel: px, frame: f) { q in
