@@ -5,9 +5,9 @@ import Sensors
 import Testing
 @testable import World
 
-/// A ray-traced scene for stereo tests: the textured floor (z = `floorHeight`, 0 by default), a textured back wall (y = 3, as `Room`'s) and, optionally, a
-/// textured square card facing a point, in front of them. Texture is value noise on each surface's own coordinates
-/// (2 cm and 5 cm cells), so every patch is distinct.
+/// A ray-traced scene for stereo tests: the textured floor (z = `floorHeight`, 0 by default), a textured back wall
+/// (y = 3, as `Room`'s) and, optionally, a textured square card facing a point, in front of them. Texture is value
+/// noise on each surface's own coordinates (2 cm and 5 cm cells), so every patch is distinct.
 struct TexturedScene {
     /// A square card: its centre and unit normal (world), and half its side, metres.
     var card: (centre: Vec3, normal: Vec3, halfSide: Double)?
