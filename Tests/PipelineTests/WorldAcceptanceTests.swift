@@ -239,6 +239,9 @@ struct WorldAcceptanceTests {
         // tapped corners only through a pair of stray landmarks 1.3 m beyond it, 9 cm higher; without them the corner
         // rays miss it by more than the 15 cm edge tolerance and fail as edges).
         #expect(Double(errors.count) >= 0.55 * Double(measurements.count))
+        // Gross errors: one today, table A's top diagonal at −45.5 % (its far corner, seen just past box A's edge, is
+        // met on box A's top polygon; docs/ACCURACY.md, twenty-seventh session). A second one is a regression.
+        #expect(errors.filter { $0 > 0.10 }.count <= 1)
         // Every pair is tapped on corners or edges (see `MeasureConsumer` on edge taps). The margin is thin: the
         // same check on the seed-7 room gives 3.9 % (two box tops found late, a tap falling through to the wall).
         #expect(median <= 0.02)
