@@ -51,7 +51,6 @@ struct SimulateFromRecordingTests {
 
     @Test("--level-groundtruth: a recording whose ground-truth world is tilted 0.5° is rendered level (gravity −z within 0.05°); without it the tilt stays")
     func levelsATiltedGroundTruth() throws {
-        let source = try Self.recording()
         // The same recording with its ground truth in a world turned 0.5° about a horizontal axis (IMU unchanged): a
         // motion-capture frame levelled by hand.
         let tilted = try Self.brokenCopy("tilted-gt") { copy in
