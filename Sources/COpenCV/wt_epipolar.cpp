@@ -125,3 +125,26 @@ extern "C" wt_status wt_recover_pose(const double E[9], const double *points1, c
         return WT_OK;
     });
 }
+
+extern "C" wt_status wt_decompose_essential(const double E[9], double out_R1[9], double out_R2[9], double out_t[3]) {
+    return wt::guarded("wt_decompose_essential", [&] {
+        if (E == nullptr || out_R1 == nullptr || out_R2 == nullptr || out_t == nullptr)
+            return wt::fail(WT_ERR_INVALID_ARGUMENT, "wt_decompose_essential: NULL matrix");
+        for (int i = 0; i < 9; ++i)
+            if (!std::isfinite(E[i])) return wt::fail(WT_ERR_INVALID_ARGUMENT, "wt_decompose_essential: non-finite entry");
+        cv::Mat e(3, 3, CV_64F, const_cast<double *>(E));
+        cv::Mat R1, R2, t;
+        cv::decomposeEssentialMat(e, R1, R2, t);
+        R1.convertTo(R1, CV_64F);
+        R2.convertTo(R2, CV_64F);
+        t.convertTo(t, CV_64F);
+        for (int r = 0; r < 3; ++r) {
+            for (int c = 0; c < 3; ++c) {
+                out_R1[3 * r + c] = R1.at<double>(r, c);
+                out_R2[3 * r + c] = R2.at<double>(r, c);
+            }
+            out_t[r] = t.at<double>(r);
+        }
+        return WT_OK;
+    });
+}

@@ -98,6 +98,18 @@ public enum EpipolarRANSAC {
                             inFrontCount: Int(good))
     }
 
+    /// The two rotations an essential matrix admits (`E = [t]× R`, row-major, view 1 to view 2: `p_C2 = R p_C1 + t`),
+    /// and its unit translation up to sign (cv::decomposeEssentialMat). Unlike `recoverPose` it needs no points:
+    /// where the translation is too small for the points' depths to be told apart (cheirality), the caller picks.
+    public static func rotations(ofEssential essential: [Double]) throws -> (R1: [Double], R2: [Double], t: SIMD3<Double>) {
+        guard essential.count == 9 else {
+            throw ImagingError.invalidArgument(message: "essential matrix needs 9 elements, got \(essential.count)")
+        }
+        var R1 = [Double](repeating: 0, count: 9), R2 = [Double](repeating: 0, count: 9), t = [Double](repeating: 0, count: 3)
+        try checkStatus(wt_decompose_essential(essential, &R1, &R2, &t))
+        return (R1, R2, SIMD3(t[0], t[1], t[2]))
+    }
+
     private static func checkPairs(_ points1: [SIMD2<Double>], _ points2: [SIMD2<Double>]) throws -> Int32 {
         guard points1.count == points2.count else {
             throw ImagingError.invalidArgument(message: "\(points1.count) points in view 1 but \(points2.count) in view 2")

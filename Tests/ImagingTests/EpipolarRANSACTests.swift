@@ -102,6 +102,20 @@ private enum M3 {
         #expect(pose.inFrontCount >= 155)
     }
 
+    /// Both rotations of an essential matrix: one is the true rotation, the other the true one turned half a
+    /// revolution about the baseline; the unit translation up to sign.
+    @Test func anEssentialMatrixAdmitsTwoRotations() throws {
+        let (R1, R2, t) = try EpipolarRANSAC.rotations(ofEssential: Self.E)
+        let e1 = zip(R1, Self.R).map { abs($0 - $1) }.max()!, e2 = zip(R2, Self.R).map { abs($0 - $1) }.max()!
+        #expect(min(e1, e2) < 1e-9, "\(e1) \(e2)")
+        #expect(max(e1, e2) > 0.5) // the other one is far from it
+        let tUnit = Self.t / (Self.t * Self.t).sum().squareRoot()
+        let tError = min(((t - tUnit) * (t - tUnit)).sum(), ((t + tUnit) * (t + tUnit)).sum()).squareRoot()
+        #expect(tError < 1e-9)
+        #expect(throws: ImagingError.self) { try EpipolarRANSAC.rotations(ofEssential: [1, 2, 3]) }
+        #expect(throws: ImagingError.self) { try EpipolarRANSAC.rotations(ofEssential: [.nan, 0, 0, 0, 0, 0, 0, 0, 0]) }
+    }
+
     /// The USAC variant finds the same model and inliers on the same data (40 of 200 gross outliers).
     @Test func essentialByUSACRecoversTheModelAndFlagsOutliers() throws {
         let (x1, x2, outlier) = Self.correspondences()

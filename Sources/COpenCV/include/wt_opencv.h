@@ -225,6 +225,10 @@ wt_status wt_recover_pose(const double E[9], const double *points1, const double
                           int32_t count, const uint8_t *inliers, double out_R[9], double out_t[3],
                           uint8_t *out_inliers, int32_t *out_good_count);
 
+/** The two rotations of an essential matrix (cv::decomposeEssentialMat): E = [t]x R for R in {R1, R2} and
+ *  t = +-out_t (unit length); row-major. No points are needed (nor cheirality: the caller picks). */
+wt_status wt_decompose_essential(const double E[9], double out_R1[9], double out_R2[9], double out_t[3]);
+
 /* ---------------------------------------------------------------- drawing */
 
 /** A drawing target: caller-owned pixels drawn in place. */
