@@ -33,10 +33,16 @@ public struct FeatureFrame: Equatable, Sendable {
     /// Median image motion of the tracked features since the previous frame, pixels, if the frontend
     /// measured it. `nil` lets the estimator compute it from the observations (using camera 0's focal length).
     public var imageDisparity_px: Double?
+    /// Camera 0's rotation since the previous frame as its tracks see it (maps previous-camera vectors to this
+    /// camera's), when the frontend measured it: it had no gyroscope rotation to predict with (an IMU gap). Across an
+    /// IMU gap it turns the attitude the motion model would hold still.
+    public var visualRotation_Cnew_Cold: SO3?
 
     /// A frame of observations at `t_ns` nanoseconds.
-    public init(t_ns: TimestampNs, observations: [FeatureObservation], imageDisparity_px: Double? = nil) {
+    public init(t_ns: TimestampNs, observations: [FeatureObservation], imageDisparity_px: Double? = nil,
+                visualRotation_Cnew_Cold: SO3? = nil) {
         self.t_ns = t_ns; self.observations = observations; self.imageDisparity_px = imageDisparity_px
+        self.visualRotation_Cnew_Cold = visualRotation_Cnew_Cold
     }
 }
 

@@ -38,14 +38,32 @@ final class FrontHalf {
     private var recentIMU: [IMUSample] = []
     private var lastFrameT: TimestampNs?
     private var finished = false
+    /// Gyro samples further apart than this (an IMU gap, as the estimator detects it), ns, predict no rotation:
+    /// interpolated across the gap they would miss its turn, and the frontend measures the rotation from the tracks
+    /// instead (`FeatureFrameResult.visualRotation_Cnew_Cold`). nil: every interval is trusted.
+    private let imuGapLimit_ns: TimestampNs?
 
     init(events: SensorEventSequence, tracker: FeatureTracker, stereo: Bool, startT: TimestampNs = .min, endT: TimestampNs,
-         stopT: TimestampNs, loadImage: @escaping (CameraFrameRef) throws -> GrayImage) {
+         stopT: TimestampNs, imuGapLimit_ns: TimestampNs? = nil, loadImage: @escaping (CameraFrameRef) throws -> GrayImage) {
         self.events = events.makeIterator()
         self.tracker = tracker
         self.stereo = stereo
         self.startT = startT; self.endT = endT; self.stopT = stopT
+        self.imuGapLimit_ns = imuGapLimit_ns
         self.loadImage = loadImage
+    }
+
+    /// Whether `samples` cover [t0, t1] with no two consecutive ones (nor an end of the interval and the nearest
+    /// one) further apart than `limit_ns`.
+    static func gyroCovers(_ samples: [IMUSample], from t0: TimestampNs, to t1: TimestampNs, limit_ns: TimestampNs) -> Bool {
+        var previous: TimestampNs?
+        for s in samples {
+            if s.t_ns <= t0 { previous = s.t_ns; continue }
+            if s.t_ns - (previous ?? t0) > limit_ns { return false }
+            previous = s.t_ns
+            if s.t_ns >= t1 { return true }
+        }
+        return t1 - (previous ?? t0) <= limit_ns
     }
 
     /// The next frame decoded and tracked, the trailing IMU after the last frame, then nil.
@@ -83,7 +101,11 @@ final class FrontHalf {
             work.left = left
             decode(left: left, right: right, into: &work)
             if work.images != nil {
-                work.gyro = lastFrameT == nil ? [] : recentIMU
+                if let t0 = lastFrameT, imuGapLimit_ns.map({ Self.gyroCovers(recentIMU, from: t0, to: left.t_ns, limit_ns: $0) }) ?? true {
+                    work.gyro = recentIMU
+                } else {
+                    work.gyro = []
+                }
                 lastFrameT = left.t_ns
                 recentIMU.removeAll { $0.t_ns < left.t_ns - 20_000_000 }
             }

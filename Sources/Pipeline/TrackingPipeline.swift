@@ -272,7 +272,11 @@ public final class TrackingPipeline {
         let lookahead = options.estimator.state.timeOffset.imuLookahead_ns
         let stopT = endT > TimestampNs.max - lookahead ? TimestampNs.max : endT + lookahead
         let front = FrontHalf(events: dataset.events(stereo: options.stereo, imuLookaheadNs: lookahead), tracker: tracker,
-                              stereo: options.stereo, startT: startT, endT: endT, stopT: stopT, loadImage: loadImage)
+                              stereo: options.stereo, startT: startT, endT: endT, stopT: stopT,
+                              imuGapLimit_ns: options.estimator.tracking.sensorGap.enabled
+                                  ? Time.nanoseconds(options.estimator.tracking.sensorGap.imuGap_s(imuRate_hz: dataset.imu.calibration.rate_hz))
+                                  : nil,
+                              loadImage: loadImage)
         let frontThread = options.threads > 1 ? FrontHalfThread(front) : nil
         frontThread?.start()
         defer { frontThread?.stop() }
@@ -298,7 +302,7 @@ public final class TrackingPipeline {
                 observations: features.features.map {
                     FeatureObservation(id: $0.id, camera: 0, normalized: $0.normalized, rightNormalized: $0.rightNormalized)
                 },
-                imageDisparity_px: features.meanDisparity_px)
+                imageDisparity_px: features.meanDisparity_px, visualRotation_Cnew_Cold: features.visualRotation_Cnew_Cold)
             var estimate = profiler.measure(.update) { estimator.addFrame(featureFrame) }
             lastProcessedT = left.t_ns
             // Map reuse: points mapped earlier and seen again refine this frame's pose.

@@ -31,6 +31,94 @@ public enum EpipolarOutlierFilter {
         }
     }
 
+    /// As `inliers` without a known rotation (the five-point RANSAC), also returning the rotation from view 1 to
+    /// view 2 of the essential matrix: of the two it admits, the smaller turn (the other is the first turned half a
+    /// revolution about the baseline; between video frames the smaller one is the camera's). Not by cheirality: at
+    /// walking or flying speed the baseline between two frames is a hundredth of the depths and cv::recoverPose finds
+    /// too few points in front to decide. The rotation is nil when no model was found, when the smaller turn is
+    /// `maxRotation_rad` or more, or with fewer than `minimumCorrespondences` correspondences.
+    public static func inliersAndRotation(_ x1: [Vec2], _ x2: [Vec2], threshold: Double,
+                                          estimator: EpipolarRANSAC.EssentialEstimator = .ransac,
+                                          maxRotation_rad: Double = 0.5) -> (inliers: [Bool], R_C2_C1: SO3?) {
+        precondition(x1.count == x2.count, "EpipolarOutlierFilter: unequal point counts")
+        let all = [Bool](repeating: true, count: x1.count)
+        guard x1.count >= minimumCorrespondences else { return (all, nil) }
+        guard let model = try? EpipolarRANSAC.essential(x1, x2, threshold: threshold, confidence: 0.999, maxIterations: 500,
+                                                        estimator: estimator) else { return (all, nil) }
+        guard let (m1, m2, t0) = try? EpipolarRANSAC.rotations(ofEssential: model.matrix) else { return (model.inliers, nil) }
+        func rotation(_ m: [Double]) -> SO3 {
+            SO3(matrix: Mat3(rows: Vec3(m[0], m[1], m[2]), Vec3(m[3], m[4], m[5]), Vec3(m[6], m[7], m[8])))
+        }
+        let a = rotation(m1), b = rotation(m2)
+        let smaller = a.log.norm <= b.log.norm ? a : b
+        guard smaller.log.norm < maxRotation_rad else { return (model.inliers, nil) }
+        // The minimal sample's model holds the rotation only to about the inlier threshold when the baseline is small
+        // (the epipolar lines then barely constrain it): refit on every inlier.
+        let t = Vec3(t0.x, t0.y, t0.z)
+        return (model.inliers, refineRotation(smaller, translation: t, x1, x2, inliers: model.inliers))
+    }
+
+    /// The rotation of `R_C2_C1` (with a unit translation `t`, up to sign) refined by Gauss–Newton on the Sampson
+    /// errors of the inlier correspondences (five parameters: a rotation increment and two tangent steps of the
+    /// translation's direction; forward-difference Jacobians). Returns `R` unchanged when a step fails.
+    static func refineRotation(_ R: SO3, translation t: Vec3, _ x1: [Vec2], _ x2: [Vec2], inliers: [Bool],
+                               iterations: Int = 6) -> SO3 {
+        let pairs = x1.indices.filter { inliers[$0] }.map { (Vec3(x1[$0].x, x1[$0].y, 1), Vec3(x2[$0].x, x2[$0].y, 1)) }
+        guard pairs.count >= minimumCorrespondences, t.norm > 0 else { return R }
+        func residuals(_ R: SO3, _ t: Vec3) -> [Double] {
+            let E = t.skew * R.matrix, Et = E.transposed
+            return pairs.map { p1, p2 in
+                let l2 = E * p1, l1 = Et * p2
+                let d = l2.x * l2.x + l2.y * l2.y + l1.x * l1.x + l1.y * l1.y
+                return d > 0 ? p2.dot(l2) / d.squareRoot() : 0
+            }
+        }
+        func apply(_ R: SO3, _ t: Vec3, _ step: [Double]) -> (SO3, Vec3) {
+            // Tangent basis of the translation's direction.
+            let helper = abs(t.x) < 0.9 ? Vec3(1, 0, 0) : Vec3(0, 1, 0)
+            let b1 = t.cross(helper) / t.cross(helper).norm, b2 = t.cross(b1)
+            let moved = t + step[3] * b1 + step[4] * b2
+            return (SO3.exp(Vec3(step[0], step[1], step[2])) * R, moved / moved.norm)
+        }
+        var R = R, t = t / t.norm
+        var r = residuals(R, t)
+        for _ in 0..<iterations {
+            let h = 1e-7
+            var J = [[Double]](repeating: [Double](repeating: 0, count: 5), count: r.count)
+            for k in 0..<5 {
+                var step = [Double](repeating: 0, count: 5)
+                step[k] = h
+                let (Rk, tk) = apply(R, t, step)
+                let rk = residuals(Rk, tk)
+                for i in r.indices { J[i][k] = (rk[i] - r[i]) / h }
+            }
+            // Normal equations (JᵀJ) δ = −Jᵀ r, 5 × 5, by Gaussian elimination with partial pivoting.
+            var A = [[Double]](repeating: [Double](repeating: 0, count: 6), count: 5)
+            for i in r.indices {
+                for a in 0..<5 {
+                    A[a][5] -= J[i][a] * r[i]
+                    for b in 0..<5 { A[a][b] += J[i][a] * J[i][b] }
+                }
+            }
+            for c in 0..<5 {
+                guard let p = (c..<5).max(by: { abs(A[$0][c]) < abs(A[$1][c]) }), abs(A[p][c]) > 1e-18 else { return R }
+                A.swapAt(c, p)
+                for row in 0..<5 where row != c {
+                    let f = A[row][c] / A[c][c]
+                    for col in c..<6 { A[row][col] -= f * A[c][col] }
+                }
+            }
+            let delta = (0..<5).map { A[$0][5] / A[$0][$0] }
+            guard delta.allSatisfy(\.isFinite) else { return R }
+            let (Rn, tn) = apply(R, t, delta)
+            let rn = residuals(Rn, tn)
+            // Keep a step only when it lowers the squared error.
+            guard rn.reduce(0, { $0 + $1 * $1 }) < r.reduce(0, { $0 + $1 * $1 }) else { break }
+            (R, t, r) = (Rn, tn, rn)
+        }
+        return R
+    }
+
     /// Distance of `x2` to the epipolar line `E x1` with `E = [t]× R`, normalised units.
     @inline(__always)
     static func lineDistance(t: Vec3, Rx1: Vec3, x2: Vec3) -> Double {

@@ -59,9 +59,16 @@ public struct FeatureFrameResult: Equatable, Sendable {
     /// frame or when none were carried over). The name is historical: it is a median, robust to
     /// outliers. Near zero means the camera is still (standstill detection).
     public var meanDisparity_px: Double
+    /// The camera's rotation since the previous frame as the tracks see it (maps previous-camera vectors to this
+    /// camera's; `EpipolarOutlierFilter.inliersAndRotation`: the five-point RANSAC's essential matrix, the smaller of
+    /// its two rotations, refitted on the inliers), when the frame came without a rotation prediction (no gyroscope
+    /// samples for the interval: an IMU gap) and the tracks fixed one; nil otherwise.
+    public var visualRotation_Cnew_Cold: SO3?
 
     /// A frame result.
-    public init(t_ns: TimestampNs, features: [TrackedFeature], stats: FeatureTrackingStats, meanDisparity_px: Double) {
+    public init(t_ns: TimestampNs, features: [TrackedFeature], stats: FeatureTrackingStats, meanDisparity_px: Double,
+                visualRotation_Cnew_Cold: SO3? = nil) {
         self.t_ns = t_ns; self.features = features; self.stats = stats; self.meanDisparity_px = meanDisparity_px
+        self.visualRotation_Cnew_Cold = visualRotation_Cnew_Cold
     }
 }

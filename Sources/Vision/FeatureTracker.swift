@@ -105,8 +105,9 @@ public final class FeatureTracker {
         let pyramid = try ImagePyramid(prepared, windowSize: pyramidWindow, maxLevel: options.kltLevels)
         var stats = FeatureTrackingStats()
         var disparity = 0.0
+        var visualRotation: SO3?
         if let previous = previousPyramid, !tracks.isEmpty {
-            disparity = try trackTemporally(from: previous, to: pyramid, R_Cnew_Cold: R_Cnew_Cold, stats: &stats)
+            (disparity, visualRotation) = try trackTemporally(from: previous, to: pyramid, R_Cnew_Cold: R_Cnew_Cold, stats: &stats)
         } else {
             tracks.removeAll()
         }
@@ -127,7 +128,8 @@ public final class FeatureTracker {
             TrackedFeature(id: $0.id, pixel: Vec2(Double($0.pixel.x), Double($0.pixel.y)), normalized: $0.normalized,
                            age: $0.age, rightPixel: $0.right?.pixel, rightNormalized: $0.right?.normalized)
         }
-        return FeatureFrameResult(t_ns: t_ns, features: features, stats: stats, meanDisparity_px: disparity)
+        return FeatureFrameResult(t_ns: t_ns, features: features, stats: stats, meanDisparity_px: disparity,
+                                  visualRotation_Cnew_Cold: visualRotation)
     }
 
     /// Processes the next frame, predicting track motion from gyroscope samples: the rotation from the
@@ -166,9 +168,10 @@ public final class FeatureTracker {
         }
     }
 
-    /// KLT with forward-backward check and RANSAC; updates `tracks`; returns the median motion.
+    /// KLT with forward-backward check and RANSAC; updates `tracks`; returns the median motion, and without a
+    /// rotation prediction the rotation the five-point RANSAC found (`FeatureFrameResult.visualRotation_Cnew_Cold`).
     private func trackTemporally(from previous: ImagePyramid, to current: ImagePyramid, R_Cnew_Cold: SO3?,
-                                 stats: inout FeatureTrackingStats) throws -> Double {
+                                 stats: inout FeatureTrackingStats) throws -> (Double, SO3?) {
         let old = tracks.map(\.pixel)
         var guesses: [SIMD2<Float>]?
         if let R = R_Cnew_Cold {
@@ -202,7 +205,13 @@ public final class FeatureTracker {
             survivors.append(i); newNormalized.append(n)
         }
         var keep = [Bool](repeating: true, count: survivors.count)
-        if options.useRANSAC {
+        var visualRotation: SO3?
+        if options.useRANSAC, R_Cnew_Cold == nil {
+            // No prediction (an IMU gap): the same five-point RANSAC, and the rotation it found for the estimator.
+            (keep, visualRotation) = EpipolarOutlierFilter.inliersAndRotation(
+                survivors.map { tracks[$0].normalized }, newNormalized, threshold: options.ransacThresholdPx / focal,
+                estimator: options.essentialEstimator)
+        } else if options.useRANSAC {
             keep = EpipolarOutlierFilter.inliers(survivors.map { tracks[$0].normalized }, newNormalized,
                                                  threshold: options.ransacThresholdPx / focal,
                                                  R_C2_C1: options.ransacUsesRotation ? R_Cnew_Cold : nil,
@@ -244,7 +253,7 @@ public final class FeatureTracker {
             next.append(t)
         }
         tracks = next
-        return median(motions)
+        return (median(motions), visualRotation)
     }
 
     /// Inside the image (a small margin so the KLT window stays mostly inside) and allowed by the mask.
