@@ -68,7 +68,7 @@ let package = Package(
         .target(name: "Sensors", dependencies: ["Geometry", "Imaging", "Yams"], swiftSettings: swift5),
 
         // MARK: Engine
-        .target(name: "Vision", dependencies: ["Geometry", "Imaging", "Sensors"], swiftSettings: swift5),
+        .target(name: "Vision", dependencies: ["Geometry", "Imaging", "LinearAlgebra", "Sensors"], swiftSettings: swift5),
         .target(name: "Estimation", dependencies: ["Geometry", "LinearAlgebra", "Sensors"], swiftSettings: swift5),
         .target(name: "World", dependencies: ["Estimation", "Geometry", "Imaging", "LinearAlgebra", "Sensors"], swiftSettings: swift5),
         .target(name: "StreamFormat", dependencies: ["Geometry", "Sensors"], swiftSettings: swift5),

@@ -1,6 +1,7 @@
 import Foundation
 import Geometry
 import Imaging
+import LinearAlgebra
 
 /// Rejects correspondences that break the epipolar constraint of a rigid scene between two views.
 ///
@@ -46,10 +47,7 @@ public enum EpipolarOutlierFilter {
         guard let model = try? EpipolarRANSAC.essential(x1, x2, threshold: threshold, confidence: 0.999, maxIterations: 500,
                                                         estimator: estimator) else { return (all, nil) }
         guard let (m1, m2, t0) = try? EpipolarRANSAC.rotations(ofEssential: model.matrix) else { return (model.inliers, nil) }
-        func rotation(_ m: [Double]) -> SO3 {
-            SO3(matrix: Mat3(rows: Vec3(m[0], m[1], m[2]), Vec3(m[3], m[4], m[5]), Vec3(m[6], m[7], m[8])))
-        }
-        let a = rotation(m1), b = rotation(m2)
+        let a = SO3(matrix: Mat3(rowMajor: m1)), b = SO3(matrix: Mat3(rowMajor: m2))
         let smaller = a.log.norm <= b.log.norm ? a : b
         guard smaller.log.norm < maxRotation_rad else { return (model.inliers, nil) }
         // The minimal sample's model holds the rotation only to about the inlier threshold when the baseline is small
@@ -83,33 +81,18 @@ public enum EpipolarOutlierFilter {
         var R = R, t = t / t.norm
         var r = residuals(R, t)
         for _ in 0..<iterations {
+            // Jacobian of the residuals in the five step parameters (forward differences), row-major n × 5.
             let h = 1e-7
-            var J = [[Double]](repeating: [Double](repeating: 0, count: 5), count: r.count)
+            var J = [Double](repeating: 0, count: r.count * 5)
             for k in 0..<5 {
                 var step = [Double](repeating: 0, count: 5)
                 step[k] = h
                 let (Rk, tk) = apply(R, t, step)
-                let rk = residuals(Rk, tk)
-                for i in r.indices { J[i][k] = (rk[i] - r[i]) / h }
+                for (i, rk) in residuals(Rk, tk).enumerated() { J[i * 5 + k] = (rk - r[i]) / h }
             }
-            // Normal equations (JᵀJ) δ = −Jᵀ r, 5 × 5, by Gaussian elimination with partial pivoting.
-            var A = [[Double]](repeating: [Double](repeating: 0, count: 6), count: 5)
-            for i in r.indices {
-                for a in 0..<5 {
-                    A[a][5] -= J[i][a] * r[i]
-                    for b in 0..<5 { A[a][b] += J[i][a] * J[i][b] }
-                }
-            }
-            for c in 0..<5 {
-                guard let p = (c..<5).max(by: { abs(A[$0][c]) < abs(A[$1][c]) }), abs(A[p][c]) > 1e-18 else { return R }
-                A.swapAt(c, p)
-                for row in 0..<5 where row != c {
-                    let f = A[row][c] / A[c][c]
-                    for col in c..<6 { A[row][col] -= f * A[c][col] }
-                }
-            }
-            let delta = (0..<5).map { A[$0][5] / A[$0][$0] }
-            guard delta.allSatisfy(\.isFinite) else { return R }
+            // The Gauss–Newton step: the least-squares solution of J δ = −r (QR, LinearAlgebra).
+            guard let delta = try? Matrix(rows: r.count, columns: 5, rowMajor: J).leastSquares(Matrix(columnVector: r.map { -$0 })).elements,
+                  delta.count == 5, delta.allSatisfy(\.isFinite) else { return R }
             let (Rn, tn) = apply(R, t, delta)
             let rn = residuals(Rn, tn)
             // Keep a step only when it lowers the squared error.

@@ -118,8 +118,7 @@ struct GeometryHelpersTests {
         let model = try EpipolarRANSAC.essential(kept.map { slow.0[$0] }, noisy, threshold: threshold, confidence: 0.999,
                                                  maxIterations: 500)
         let (m1, m2, _) = try EpipolarRANSAC.rotations(ofEssential: model.matrix)
-        let minimal = [m1, m2].map { m in SO3(matrix: Mat3(rows: Vec3(m[0], m[1], m[2]), Vec3(m[3], m[4], m[5]), Vec3(m[6], m[7], m[8]))) }
-            .min { $0.log.norm < $1.log.norm }!
+        let minimal = [m1, m2].map { SO3(matrix: Mat3(rowMajor: $0)) }.min { $0.log.norm < $1.log.norm }!
         let refinedError = (slowRotation * R.inverse).log.norm, minimalError = (minimal * R.inverse).log.norm
         print("slow baseline: rotation error \(minimalError) rad from the minimal sample, \(refinedError) rad refitted")
         #expect(refinedError < 1e-3 && refinedError < 0.5 * minimalError, "\(minimalError) → \(refinedError) rad")
