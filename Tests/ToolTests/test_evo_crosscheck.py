@@ -65,8 +65,10 @@ class EvoCrosscheckTest(unittest.TestCase):
     def test_lattice_pair_moves_in_exact_sixteenths(self):
         module = load(self.script)
         gt, est = module.write_lattice_pair(self.root)
-        rows = [list(map(float, line.split())) for line in open(gt) if not line.startswith("#")]
-        est_rows = [line.split() for line in open(est) if not line.startswith("#")]
+        with open(gt) as f:
+            rows = [list(map(float, line.split())) for line in f if not line.startswith("#")]
+        with open(est) as f:
+            est_rows = [line.split() for line in f if not line.startswith("#")]
         self.assertEqual(len(rows), 1201)
         self.assertEqual([r[0] for r in rows], [float(e[0]) for e in est_rows])   # same stamps
         travelled = 0.0
