@@ -62,7 +62,8 @@ public struct FeatureFrameResult: Equatable, Sendable {
     /// The camera's rotation since the previous frame as the tracks see it (maps previous-camera vectors to this
     /// camera's; `EpipolarOutlierFilter.inliersAndRotation`: the five-point RANSAC's essential matrix, the smaller of
     /// its two rotations, refitted on the inliers), when the frame came without a rotation prediction (no gyroscope
-    /// samples for the interval: an IMU gap) and the tracks fixed one; nil otherwise.
+    /// samples for the interval: an IMU gap; or `measureRotation` asked for it) and the tracks fixed one; nil
+    /// otherwise.
     public var visualRotation_Cnew_Cold: SO3?
 
     /// A frame result.

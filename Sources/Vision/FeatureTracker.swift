@@ -98,8 +98,12 @@ public final class FeatureTracker {
     ///   - t_ns: time of the frame, nanoseconds, after the previous frame's.
     ///   - R_Cnew_Cold: the camera rotation since the previous frame (maps previous-camera vectors to
     ///     this camera's), e.g. from `GyroIntegration`; used to predict where tracks moved.
+    ///   - measureRotation: without `R_Cnew_Cold`, also measure the rotation from the tracks
+    ///     (`FeatureFrameResult.visualRotation_Cnew_Cold`: the essential matrix's decomposition and a refit on its
+    ///     inliers, about 150 inliers × 6 Gauss–Newton steps). A gyro-aided caller asks for it on the frames its IMU
+    ///     does not cover; a camera-only caller has no use for it and does not pay for it.
     public func track(_ image: GrayImage, right: GrayImage? = nil, t_ns: TimestampNs,
-                      R_Cnew_Cold: SO3? = nil) throws -> FeatureFrameResult {
+                      R_Cnew_Cold: SO3? = nil, measureRotation: Bool = false) throws -> FeatureFrameResult {
         try check(image, right: right, t_ns: t_ns)
         let prepared = try preprocess(image)
         let pyramid = try ImagePyramid(prepared, windowSize: pyramidWindow, maxLevel: options.kltLevels)
@@ -107,7 +111,8 @@ public final class FeatureTracker {
         var disparity = 0.0
         var visualRotation: SO3?
         if let previous = previousPyramid, !tracks.isEmpty {
-            (disparity, visualRotation) = try trackTemporally(from: previous, to: pyramid, R_Cnew_Cold: R_Cnew_Cold, stats: &stats)
+            (disparity, visualRotation) = try trackTemporally(from: previous, to: pyramid, R_Cnew_Cold: R_Cnew_Cold,
+                                                              measureRotation: measureRotation, stats: &stats)
         } else {
             tracks.removeAll()
         }
@@ -134,14 +139,15 @@ public final class FeatureTracker {
 
     /// Processes the next frame, predicting track motion from gyroscope samples: the rotation from the
     /// previous frame's time to `t_ns` is integrated from `gyroSamples` (those around the interval;
-    /// see `GyroIntegration.bodyRotation`) and mapped into the camera with `camera.T_B_C`.
+    /// see `GyroIntegration.bodyRotation`) and mapped into the camera with `camera.T_B_C`. Without samples (an IMU
+    /// gap) the rotation is measured from the tracks instead (`FeatureFrameResult.visualRotation_Cnew_Cold`).
     public func track(_ image: GrayImage, right: GrayImage? = nil, t_ns: TimestampNs,
                       gyroSamples: [IMUSample]) throws -> FeatureFrameResult {
         var rotation: SO3?
         if let t0 = previousT_ns, !gyroSamples.isEmpty {
             rotation = GyroIntegration.cameraRotation(samples: gyroSamples, from: t0, to: t_ns, T_B_C: camera.T_B_C)
         }
-        return try track(image, right: right, t_ns: t_ns, R_Cnew_Cold: rotation)
+        return try track(image, right: right, t_ns: t_ns, R_Cnew_Cold: rotation, measureRotation: rotation == nil)
     }
 
     // MARK: - Steps
@@ -168,10 +174,11 @@ public final class FeatureTracker {
         }
     }
 
-    /// KLT with forward-backward check and RANSAC; updates `tracks`; returns the median motion, and without a
-    /// rotation prediction the rotation the five-point RANSAC found (`FeatureFrameResult.visualRotation_Cnew_Cold`).
+    /// KLT with forward-backward check and RANSAC; updates `tracks`; returns the median motion, and with
+    /// `measureRotation` and no rotation prediction the rotation the five-point RANSAC found
+    /// (`FeatureFrameResult.visualRotation_Cnew_Cold`).
     private func trackTemporally(from previous: ImagePyramid, to current: ImagePyramid, R_Cnew_Cold: SO3?,
-                                 stats: inout FeatureTrackingStats) throws -> (Double, SO3?) {
+                                 measureRotation: Bool, stats: inout FeatureTrackingStats) throws -> (Double, SO3?) {
         let old = tracks.map(\.pixel)
         var guesses: [SIMD2<Float>]?
         if let R = R_Cnew_Cold {
@@ -206,7 +213,7 @@ public final class FeatureTracker {
         }
         var keep = [Bool](repeating: true, count: survivors.count)
         var visualRotation: SO3?
-        if options.useRANSAC, R_Cnew_Cold == nil {
+        if options.useRANSAC, R_Cnew_Cold == nil, measureRotation {
             // No prediction (an IMU gap): the same five-point RANSAC, and the rotation it found for the estimator.
             (keep, visualRotation) = EpipolarOutlierFilter.inliersAndRotation(
                 survivors.map { tracks[$0].normalized }, newNormalized, threshold: options.ransacThresholdPx / focal,

@@ -10,13 +10,13 @@ import Testing
 struct SimulatedTrackingTests {
     /// Runs the tracker over frames 0..<count, feeding the true camera rotation, and accumulates the truth check.
     static func run(_ seq: SimulatedSequence, frames count: Int, options: FeatureTrackerOptions = FeatureTrackerOptions(),
-                    gyro: Bool = true) throws -> (TrackQualitySummary, [FeatureFrameResult]) {
+                    gyro: Bool = true, measureRotation: Bool = false) throws -> (TrackQualitySummary, [FeatureFrameResult]) {
         let tracker = try FeatureTracker(camera: seq.left, options: options)
         var quality = TrackQualityAccumulator(camera: seq.left.model)
         var results: [FeatureFrameResult] = []
         for k in 0..<count {
             let R = (k > 0 && gyro) ? seq.R_Cnew_Cold(from: k - 1, to: k) : nil
-            let result = try tracker.track(seq.image(k), t_ns: seq.stamp(k), R_Cnew_Cold: R)
+            let result = try tracker.track(seq.image(k), t_ns: seq.stamp(k), R_Cnew_Cold: R, measureRotation: measureRotation)
             quality.add(result, T_W_C: seq.T_W_C(k), raycast: seq.raycast)
             results.append(result)
         }
@@ -73,7 +73,7 @@ struct SimulatedTrackingTests {
         // An IMU gap's frames: no rotation to predict with, so the frontend reports the rotation its five-point
         // RANSAC found between the frames (the estimator turns the attitude by it); with the gyro it reports none.
         let seq = try SimulatedSequence(startTime: 3)
-        let (_, blind) = try Self.run(seq, frames: 20, gyro: false)
+        let (_, blind) = try Self.run(seq, frames: 20, gyro: false, measureRotation: true)
         var errors: [Double] = [], turns: [Double] = []
         for k in 1..<20 {
             let measured = try #require(blind[k].visualRotation_Cnew_Cold, "frame \(k)")
@@ -85,8 +85,11 @@ struct SimulatedTrackingTests {
         // Today median 0.007°, max 0.024° (the minimal sample alone: 0.06° and 0.18°).
         #expect(errors.sorted()[errors.count / 2] < 0.03 && errors.max()! < 0.1, "\(errors)")
         #expect(blind[0].visualRotation_Cnew_Cold == nil) // the first frame has nothing to compare with
-        let (_, predicted) = try Self.run(seq, frames: 5)
+        let (_, predicted) = try Self.run(seq, frames: 5, measureRotation: true)
         #expect(predicted.allSatisfy { $0.visualRotation_Cnew_Cold == nil })
+        // A camera-only caller that does not ask gets none (and does not pay for the refit).
+        let (_, unasked) = try Self.run(seq, frames: 5, gyro: false)
+        #expect(unasked.allSatisfy { $0.visualRotation_Cnew_Cold == nil })
     }
 
     @Test func featuresCoverTheImage() throws {
