@@ -524,6 +524,33 @@ import Testing
         }
     }
 
+    @Test func anEstimatedPlaneTheTappedPatchRefutesFailsEvenInsideItsWindow() throws {
+        // The images see the floor 15 cm below the map's (about 10 % farther along the ray). A hit with a 15 cm σ has
+        // that inside its window: on a detected plane it is measured (its σ says so), but an estimated plane, fitted to
+        // the landmarks beside the ray, is an extrapolation the tapped patch's own clear match refutes.
+        let (_, hit0, _, px) = try Self.floorHit(Vec3(0.3, -0.8, 0))
+        func verdict(floorHeight: Double, estimated: Bool, checker: TapPointChecker = TapPointChecker()) throws -> TapPointVerdict {
+            let (f, mapHit, ray) = try Self.stereoFloorFrame(TexturedScene(floorHeight: floorHeight), pixel: px)
+            #expect(abs(mapHit.distance_m - hit0.distance_m) < 1e-9)
+            var hit = mapHit
+            hit.surfaceStd_m = 0.15
+            if estimated { hit.target = .estimatedPlane; hit.planeId = nil }
+            return checker.check(hit, ray: ray, pixel: px, frame: f) { f.raycast(pixel: $0) }
+        }
+        guard case let .failed(why) = try verdict(floorHeight: -0.15, estimated: true) else {
+            Issue.record("an estimated surface 10 % in front of where the images see the pixel was measured"); return
+        }
+        #expect(why.contains("refutes the estimate"), "\(why)")
+        // Controls: the detected plane with the same σ; the estimate where the images see the floor; the rule off.
+        var off = TapPointChecker()
+        off.estimatedPlaneImageMinScore = nil
+        for (v, label) in [(try verdict(floorHeight: -0.15, estimated: false), "detected plane"),
+                           (try verdict(floorHeight: 0, estimated: true), "the images agree"),
+                           (try verdict(floorHeight: -0.15, estimated: true, checker: off), "rule off")] {
+            guard case .confirmed = v else { Issue.record("control \(label): \(v)"); continue }
+        }
+    }
+
     @Test func aMonoTapIsMatchedInAnEarlierFrame() throws {
         // Mono: the camera slides 0.4 m sideways over 30 frames (1.5 s); the `measure` consumer matches the tapped
         // pixels in the latest earlier frame 10 cm or more sideways of their rays. The first pixel sees, in truth, a card
