@@ -39,6 +39,9 @@ public struct EvaluationSummary: Codable, Equatable, Sendable {
     public var ate_rmse_m: Double, ate_mean_m: Double, ate_median_m: Double, ate_std_m: Double
     public var ate_min_m: Double, ate_max_m: Double
     public var rot_rmse_deg: Double, rot_mean_deg: Double, rot_median_deg: Double, rot_max_deg: Double
+    /// Tilt error (``TiltError``): the estimate's vertical against the ground truth's, in the body frame, degrees;
+    /// against true gravity with `--level-groundtruth`. Alignment-free.
+    public var tilt_median_deg: Double, tilt_mean_deg: Double, tilt_max_deg: Double
     /// Sim(3) scale on the same pairs and its error |1 − s|·100 (nil when degenerate).
     public var scale: Double?
     public var scale_error_pct: Double?
@@ -68,6 +71,8 @@ public struct EvaluationSummary: Codable, Equatable, Sendable {
         ate_rmse_m = p.rmse; ate_mean_m = p.mean; ate_median_m = p.median; ate_std_m = p.std
         ate_min_m = p.min; ate_max_m = p.max
         rot_rmse_deg = r.rmse; rot_mean_deg = r.mean; rot_median_deg = r.median; rot_max_deg = r.max
+        let tilt = report.tilt.statistics
+        tilt_median_deg = tilt.median; tilt_mean_deg = tilt.mean; tilt_max_deg = tilt.max
         scale = report.sim3Scale
         scale_error_pct = report.scaleErrorPercent
         completeness = report.completeness

@@ -71,6 +71,8 @@ public struct EvaluationReport: Sendable {
     public var transform: SimilarityTransform
     /// Absolute trajectory error after alignment.
     public var ate: AbsoluteTrajectoryError
+    /// Tilt error: the estimate's vertical against the ground truth's, in the body (no alignment involved).
+    public var tilt: TiltError
     /// Relative pose error per segment length.
     public var rpe: [RelativeErrorSegment]
     /// Scale of a Sim(3) alignment on the same pairs (nil when degenerate), whatever the chosen method.
@@ -165,6 +167,7 @@ public enum Evaluator {
         var report = EvaluationReport(options: options, pairs: pairs, alignedOn: options.fixedAlignment == nil ? alignPairs.count : 0,
                                       transform: transform,
                                       ate: AbsoluteTrajectoryError(pairs: pairs, alignment: transform),
+                                      tilt: TiltError(pairs: pairs),
                                       rpe: RelativePoseError.compute(pairs: pairs, alignment: transform, segments: options.segments),
                                       sim3Scale: sim3?.scale, completeness: completeness, pathLength_m: path,
                                       estimateCount: estimate.count, groundTruthCount: groundTruth.count,
@@ -188,6 +191,7 @@ public enum Evaluator {
         let p = r.ate.position, q = r.ate.rotation
         try check([p.rmse, p.mean, p.median, p.std, p.min, p.max], "the position ATE")
         try check([q.rmse, q.mean, q.median, q.max], "the rotation ATE")
+        try check(r.tilt.errors_deg, "the tilt error")
         try check([r.pathLength_m], "the path length")
         if let s = r.sim3Scale { try check([s], "the Sim(3) scale") }
         for s in r.rpe {

@@ -19,6 +19,9 @@ enum EvalTable {
         lines.append("ATE            rmse      mean    median       max")
         lines.append("position m " + [p.rmse, p.mean, p.median, p.max].map { pad(f($0), 10) }.joined())
         lines.append("rotation ° " + [q.rmse, q.mean, q.median, q.max].map { pad(f($0, 3), 10) }.joined())
+        let tilt = r.tilt.statistics
+        lines.append("tilt °     " + [tilt.rmse, tilt.mean, tilt.median, tilt.max].map { pad(f($0, 3), 10) }.joined()
+                     + "   (the vertical in the body frame; no alignment)")
         lines.append("")
         lines.append("scale error  " + (r.scaleErrorPercent.map { "\(f($0, 3)) % (Sim(3) scale \(f(r.sim3Scale ?? 1, 5)))" } ?? "n/a (degenerate)"))
         lines.append("completeness \(f(r.completeness * 100, 1)) %")
