@@ -172,8 +172,8 @@ public struct TapPointChecker: Equatable, Sendable {
     /// An estimated plane is an extrapolation from the landmarks within several degrees of the ray, which at a corner
     /// of a box seen from 4 m come from its top, its face and the wall behind, each known to 7–18 cm; its σ window
     /// then lets through a depth the images refute. On fifteen 30 s and six whole-flight real-IMU renders, mono and
-    /// stereo (twenty-two rooms and draws, docs/ACCURACY.md, thirtieth session): 153 estimated-plane ends reached
-    /// this check, 65 of them more than 10 % off; this rule refuses 20, 17 of those more than 10 % off and 1 within
+    /// stereo (docs/ACCURACY.md, "Seventeenth round"): 153 estimated-plane ends reached
+    /// this check, 65 of them more than 10 % off; this rule would refuse 20, 17 of those more than 10 % off and 1 within
     /// 5 %; the images' depth was within 5 % of the truth on 18 of the 20. `nil` turns it off.
     public var estimatedPlaneImageMinScore: Double? = 0.95
     /// See `estimatedPlaneImageMinScore`: how much less the hit's own depth must score (normalised cross-correlation).
