@@ -251,6 +251,11 @@ enum SuiteRunner {
             let report = try Evaluator.evaluate(estimate: estimate.poses, groundTruth: groundTruth.poses,
                                                 options: EvaluationOptions(alignment: AlignmentMethod(rawValue: align) ?? .posyaw))
             result.record(report)
+            // Against gravity too, where the recording's IMU and the ground truth's own bias measure it (a frame
+            // levelled by hand is a fraction of a degree off; the tilt error as given includes that).
+            if let gravity = try? GroundTruthLevelling.measure(datasetFolder: dataset), gravity.usedGroundTruthBias {
+                result.tilt_vs_gravity_median_deg = GroundTruthLevelling.tiltAgainstGravity(report, gravity: gravity).statistics.median
+            }
         } catch {
             result.error = "\(error)"
         }

@@ -13,6 +13,9 @@ struct SuiteResult: Codable, Equatable {
     var rot_rmse_deg: Double?
     /// Median tilt error (``TiltError``), degrees: against the ground truth as given (its frame's own tilt included).
     var tilt_median_deg: Double?
+    /// Median tilt error against gravity: the ground truth levelled first (``GroundTruthLevelling``), degrees; nil
+    /// where gravity cannot be measured from the recording with the ground truth's own accelerometer bias.
+    var tilt_vs_gravity_median_deg: Double?
     /// RPE headline: the mean, over the RPE lengths that have pose pairs, of the mean translation error as a
     /// percentage of the length (rpg_trajectory_evaluation's lengths, 10–50 % of the path).
     var rpe_trans_pct: Double?
@@ -139,17 +142,18 @@ struct SuiteReport: Codable {
 
     func markdown() -> String {
         func f(_ v: Double?, _ fmt: String) -> String { v.map { String(format: fmt, $0) } ?? "—" }
-        var s = "| sequence | mode | align | frames | ATE RMSE (m) | ATE median (m) | rot RMSE (°) | tilt median (°) | RPE trans (%) "
-            + "| RPE rot (°) | completeness | ms/frame | status |\n"
-        s += "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n"
+        var s = "| sequence | mode | align | frames | ATE RMSE (m) | ATE median (m) | rot RMSE (°) | tilt median (°) | tilt vs gravity (°) "
+            + "| RPE trans (%) | RPE rot (°) | completeness | ms/frame | status |\n"
+        s += "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n"
         for e in entries {
             let status = e.skipped != nil ? "skipped" : (e.succeeded ? "ok" : "**failed**")
             s += "| \(e.name) | \(e.stereo ? "stereo" : "mono") | \(e.alignment) | \(e.frames.map(String.init) ?? "—") | "
             s += "\(f(e.ate_rmse_m, "%.4f")) | \(f(e.ate_median_m, "%.4f")) | \(f(e.rot_rmse_deg, "%.2f")) | \(f(e.tilt_median_deg, "%.3f")) | "
+            s += "\(f(e.tilt_vs_gravity_median_deg, "%.3f")) | "
             s += "\(f(e.rpe_trans_pct, "%.2f")) | \(f(e.rpe_rot_deg, "%.3f")) | "
             s += "\(f(e.completeness.map { $0 * 100 }, "%.1f %%")) | \(f(e.ms_per_frame_median, "%.2f")) | \(status) |\n"
         }
-        s += "| **mean of \(mean_over) of \(entries.count)** | | | | \(f(mean_ate_rmse_m, "%.4f")) | | | | "
+        s += "| **mean of \(mean_over) of \(entries.count)** | | | | \(f(mean_ate_rmse_m, "%.4f")) | | | | | "
             + "\(f(mean_rpe_trans_pct, "%.2f")) | \(f(mean_rpe_rot_deg, "%.3f")) | | \(f(mean_ms_per_frame, "%.2f")) | |\n"
         s += "\nMeans over the \(mean_over) entr\(mean_over == 1 ? "y" : "ies") that succeeded"
         var left: [String] = []
@@ -158,8 +162,8 @@ struct SuiteReport: Codable {
         s += left.isEmpty ? ".\n" : " (\(left.joined(separator: ", ")): not in the means).\n"
         s += "RPE: the mean over the segment lengths (10–50 % of the path) of the mean translation error in % of the "
             + "length, and of the mean rotation error. Tilt: the gravity direction in the body frame against the ground truth's "
-            + "vertical as given (a frame levelled by hand can be a fraction of a degree off; `worldtrack eval --level-groundtruth` "
-            + "measures against gravity).\n"
+            + "vertical as given, and against gravity measured from the recording's IMU (`worldtrack eval --level-groundtruth`; "
+            + "a frame levelled by hand can be a fraction of a degree off; — where it cannot be measured).\n"
         if let merged {
             s += "\nJoined from \(merged.from.count) file\(merged.from.count == 1 ? "" : "s") (shards of \(merged.shards))"
             s += merged.missing.isEmpty ? ".\n" : "; **partial**: shard\(merged.missing.count == 1 ? "" : "s") "

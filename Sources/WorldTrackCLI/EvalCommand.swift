@@ -168,10 +168,7 @@ struct EvalCommand: ParsableCommand {
             return nil
         }
         do {
-            let dataset = try ASLDataset(path: groundtruth)
-            guard let path = dataset.groundTruthPath else { throw CLIError.badInput("no ground truth in \(groundtruth)") }
-            let states = try TrajectoryFile.readASLGroundTruth(path: path)
-            return try GroundTruthGravity.measure(groundTruth: states, imu: dataset.imu.samples)
+            return try GroundTruthLevelling.measure(datasetFolder: groundtruth)
         } catch {
             if levelGroundtruth { throw CLIError.badInput("--level-groundtruth: cannot measure gravity in \(groundtruth): \(error)") }
             return nil

@@ -54,6 +54,10 @@ struct EvalLevellingTests {
         #expect(levelledATE < 0.001)
         #expect(plainATE > 3 * levelledATE)
         #expect((l["warnings"] as? [String])?.contains { $0.contains("from gravity") } != true)
+        // The tilt error: the frame's 0.5° on every pose as given; what the levelling leaves, levelled.
+        let plainTilt = try #require(p["tilt_median_deg"] as? Double), levelledTilt = try #require(l["tilt_median_deg"] as? Double)
+        #expect(abs(plainTilt - 0.5) < 1e-6, "\(plainTilt)")
+        #expect(levelledTilt < 0.05, "\(levelledTilt), levelled by \(deg)°")
 
         // The level dataset itself: nothing to warn about, and levelling moves it by less than 0.05°.
         let control = try ProcessRunner.run(try Self.wt(), ["eval", "--estimate", estimate, "--groundtruth", level, "--json",

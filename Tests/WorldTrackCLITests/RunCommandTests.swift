@@ -131,6 +131,10 @@ struct RunCommandTests {
         let meanOfLengths = measured.compactMap { $0["trans_mean_pct"] as? Double }.reduce(0, +) / Double(measured.count)
         #expect(abs(transPct - meanOfLengths) < 1e-9 && transPct > 0 && transPct < 50)
         #expect(try #require(entries.first?["rpe_rot_deg"] as? Double) > 0)
+        // The tilt error, as given and against gravity (the simulator's world is level: the two agree).
+        let tilt = try #require(entries.first?["tilt_median_deg"] as? Double)
+        let tiltVsGravity = try #require(entries.first?["tilt_vs_gravity_median_deg"] as? Double)
+        #expect(tilt > 0 && tilt < 1 && abs(tilt - tiltVsGravity) < 0.05, "\(tilt) / \(tiltVsGravity)")
         // The mean is over "b" only, and says so; "d" is listed with its error.
         #expect(results?["mean_over"] as? Int == 1)
         #expect(results?["mean_ate_rmse_m"] as? Double == ate)
