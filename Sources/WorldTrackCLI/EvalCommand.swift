@@ -7,7 +7,7 @@ import Sensors
 struct EvalCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "eval",
-        abstract: "Evaluate an estimated trajectory against ground truth (ATE, RPE).",
+        abstract: "Evaluate an estimated trajectory against ground truth (ATE, RPE, tilt).",
         discussion: """
         Inputs are detected by content: TUM (`t x y z qx qy qz qw`, seconds), ASL ground truth CSV \
         (`t_ns, p, q wxyz, …`), or WorldTrack's JSON-Lines stream (frames' body pose; frames whose \
@@ -16,7 +16,9 @@ struct EvalCommand: ParsableCommand {
 
         Each estimate is paired with ground truth within --max-dt (interpolated when ground truth is \
         denser), the estimate is aligned (posyaw: translation + yaw, the VIO standard; se3; sim3; none), \
-        then: ATE (position RMSE/mean/median/max, rotation RMSE), RPE over sub-trajectories of given \
+        then: ATE (position RMSE/mean/median/max, rotation RMSE), the tilt error (the angle between the \
+        estimate's and the ground truth's vertical in the body frame, per pose; alignment-free, so a \
+        visual-inertial estimate's gravity error in roll and pitch), RPE over sub-trajectories of given \
         travelled distance (default 10–50 % of the path, as rpg_trajectory_evaluation), the Sim(3) scale \
         error |1−s|·100 and completeness (share of the ground-truth time span covered by the estimate \
         without gaps longer than 3× its median frame interval).
@@ -40,7 +42,7 @@ struct EvalCommand: ParsableCommand {
 
         When --groundtruth is a dataset folder with an IMU, eval measures gravity in the \
         ground truth's frame from it (no estimator involved) and warns when that frame is \
-        tilted by more than 0.1°: posyaw then counts the tilt as error, and \
+        tilted by more than 0.1°: posyaw and the tilt error then count the tilt as error, and \
         --level-groundtruth removes it from the comparison.
         """
     )
