@@ -6,6 +6,7 @@
 #include <opencv2/core.hpp>
 #include <exception>
 #include <new>
+#include <shared_mutex>
 #include <string>
 
 namespace wt {
@@ -19,11 +20,18 @@ void clear_error();
 /// Applies the process-wide OpenCV settings once (threads, OpenCL off).
 void ensure_initialized();
 
-/// Runs `body` (returning wt_status) with lazy initialisation, a cleared error and every C++
-/// exception turned into a status plus message.
+/// The process-wide OpenCV settings' lock: every call into OpenCV holds it shared, a change of the
+/// settings (`wt_set_num_threads`) holds it exclusively. cv::setNumThreads tears down and rebuilds
+/// OpenCV's TBB arena, which crashes a parallel_for running in it on another thread.
+std::shared_mutex &runtime_mutex();
+
+/// Runs `body` (returning wt_status) with lazy initialisation, the runtime lock held shared, a
+/// cleared error and every C++ exception turned into a status plus message. Bodies never call
+/// another guarded function (the shared lock is not recursive).
 template <class Body> wt_status guarded(const char *function, Body &&body) {
     try {
         ensure_initialized();
+        std::shared_lock<std::shared_mutex> settings(runtime_mutex());
         clear_error();
         return body();
     } catch (const cv::Exception &e) {

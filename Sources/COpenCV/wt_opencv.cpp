@@ -21,6 +21,11 @@ wt_status fail(wt_status status, const std::string &message) {
 
 void clear_error() { g_last_error.clear(); }
 
+std::shared_mutex &runtime_mutex() {
+    static std::shared_mutex mutex;
+    return mutex;
+}
+
 void ensure_initialized() {
     std::call_once(g_init_once, [] {
         cv::setNumThreads(1);
@@ -55,18 +60,27 @@ extern "C" const char *wt_last_error(void) { return g_last_error.c_str(); }
 extern "C" const char *wt_opencv_version(void) { return CV_VERSION; }
 
 extern "C" wt_status wt_set_num_threads(int32_t threads) {
-    return wt::guarded("wt_set_num_threads", [&] {
+    try {
+        wt::ensure_initialized();
+        wt::clear_error();
         if (threads < 1)
             return wt::fail(WT_ERR_INVALID_ARGUMENT,
                             "wt_set_num_threads: thread count must be >= 1, got " + std::to_string(threads));
+        // Exclusively: no other thread is inside OpenCV while its thread pool is rebuilt.
+        std::unique_lock<std::shared_mutex> settings(wt::runtime_mutex());
         cv::setNumThreads(threads);
         return WT_OK;
-    });
+    } catch (const std::exception &e) {
+        return wt::fail(WT_ERR_UNKNOWN, std::string("wt_set_num_threads: ") + e.what());
+    } catch (...) {
+        return wt::fail(WT_ERR_UNKNOWN, "wt_set_num_threads: unknown C++ exception");
+    }
 }
 
 extern "C" int32_t wt_get_num_threads(void) {
     try {
         wt::ensure_initialized();
+        std::shared_lock<std::shared_mutex> settings(wt::runtime_mutex());
         return cv::getNumThreads();
     } catch (...) {
         return 1;

@@ -10,7 +10,8 @@ public enum OpenCVRuntime {
     /// OpenCV's current worker-thread count (1 = everything runs on the calling thread).
     public static var threadCount: Int { Int(wt_get_num_threads()) }
 
-    /// Sets OpenCV's worker-thread count (process-wide, >= 1).
+    /// Sets OpenCV's worker-thread count (process-wide, >= 1). Safe while other threads use `Imaging`: the change
+    /// waits for their OpenCV calls in flight, and theirs for it (OpenCV rebuilds its thread pool).
     public static func setThreadCount(_ threads: Int) throws {
         try checkStatus(wt_set_num_threads(try checkCount(threads, "thread count")))
     }
