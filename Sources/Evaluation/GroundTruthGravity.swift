@@ -40,14 +40,26 @@ public struct GroundTruthGravity: Equatable, Sendable {
     public enum Failure: Error, CustomStringConvertible, Equatable {
         case tooShort(span_s: Double)
         case noIMUOverlap
+        /// The dataset folder has no ground truth (`measure(datasetFolder:)`).
+        case noGroundTruth(path: String)
         public var description: String {
             switch self {
+            case .noGroundTruth(let path):
+                return "no ground truth in \(path)"
             case .tooShort(let s):
                 return String(format: "the ground truth and the IMU overlap for %.1f s; measuring gravity needs at least 2 s", s)
             case .noIMUOverlap:
                 return "no IMU sample lies inside the ground truth's span"
             }
         }
+    }
+
+    /// Measures gravity in the ground truth's frame of the ASL dataset folder at `path`, from the folder's own IMU.
+    /// Throws the dataset's loading errors, or ``Failure``.
+    public static func measure(datasetFolder path: String) throws -> GroundTruthGravity {
+        let dataset = try ASLDataset(path: path)
+        guard let groundTruthPath = dataset.groundTruthPath else { throw Failure.noGroundTruth(path: path) }
+        return try measure(groundTruth: try TrajectoryFile.readASLGroundTruth(path: groundTruthPath), imu: dataset.imu.samples)
     }
 
     /// Measures gravity in the frame of `groundTruth` (states in time order, poses of the IMU's body frame B) from

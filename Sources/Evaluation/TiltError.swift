@@ -31,4 +31,12 @@ public struct TiltError: Equatable, Sendable {
         }
         statistics = ErrorStatistics(errors_deg)
     }
+
+    /// The tilt error of `pairs` against gravity: each ground-truth pose taken into the world `gravity` levels
+    /// (``GroundTruthGravity/levelled(_:)``) first, so a tilt of the ground truth's own frame does not count.
+    public init(pairs: [AssociatedPair], levelledBy gravity: GroundTruthGravity) {
+        self.init(pairs: pairs.map {
+            AssociatedPair(t_ns: $0.t_ns, estimate: $0.estimate, groundTruth: gravity.levelled($0.groundTruth))
+        })
+    }
 }

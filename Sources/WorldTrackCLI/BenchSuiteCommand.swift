@@ -253,8 +253,8 @@ enum SuiteRunner {
             result.record(report)
             // Against gravity too, where the recording's IMU and the ground truth's own bias measure it (a frame
             // levelled by hand is a fraction of a degree off; the tilt error as given includes that).
-            if let gravity = try? GroundTruthLevelling.measure(datasetFolder: dataset), gravity.usedGroundTruthBias {
-                result.tilt_vs_gravity_median_deg = GroundTruthLevelling.tiltAgainstGravity(report, gravity: gravity).statistics.median
+            if let gravity = try? GroundTruthGravity.measure(datasetFolder: dataset), gravity.usedGroundTruthBias {
+                result.tilt_vs_gravity_median_deg = TiltError(pairs: report.pairs, levelledBy: gravity).statistics.median
             }
         } catch {
             result.error = "\(error)"

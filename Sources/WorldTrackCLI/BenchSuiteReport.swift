@@ -13,7 +13,7 @@ struct SuiteResult: Codable, Equatable {
     var rot_rmse_deg: Double?
     /// Median tilt error (``TiltError``), degrees: against the ground truth as given (its frame's own tilt included).
     var tilt_median_deg: Double?
-    /// Median tilt error against gravity: the ground truth levelled first (``GroundTruthLevelling``), degrees; nil
+    /// Median tilt error against gravity: the ground truth levelled first (``TiltError/init(pairs:levelledBy:)``), degrees; nil
     /// where gravity cannot be measured from the recording with the ground truth's own accelerometer bias.
     var tilt_vs_gravity_median_deg: Double?
     /// RPE headline: the mean, over the RPE lengths that have pose pairs, of the mean translation error as a

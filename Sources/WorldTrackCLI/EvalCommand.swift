@@ -170,7 +170,7 @@ struct EvalCommand: ParsableCommand {
             return nil
         }
         do {
-            return try GroundTruthLevelling.measure(datasetFolder: groundtruth)
+            return try GroundTruthGravity.measure(datasetFolder: groundtruth)
         } catch {
             if levelGroundtruth { throw CLIError.badInput("--level-groundtruth: cannot measure gravity in \(groundtruth): \(error)") }
             return nil

@@ -34,6 +34,24 @@ import Testing
         #expect(se3.ate.rotation.max < 1e-6)
     }
 
+    @Test func againstGravityATiltOfTheGroundTruthsFrameDoesNotCount() throws {
+        // The ground truth's world is 0.3° off gravity (as EuRoC's is 0.24°); a perfect visual-inertial estimate has its
+        // world on gravity: as given it shows the frame's 0.3° on every pose, levelled by the gravity its IMU measures
+        // almost nothing.
+        let tilt = 0.3 * Double.pi / 180
+        let R_W_L = SO3(angle: tilt, axis: Vec3(1, 2, 0).normalized)   // the level world L seen from the tilted W
+        let (truth, imu) = GroundTruthGravityTests.flight(gravity_W: R_W_L.act(Vec3(0, 0, -9.81)), accelBias_B: Vec3(0.05, -0.07, 0.03),
+                                                          biasInGroundTruth: true)
+        let gravity = try GroundTruthGravity.measure(groundTruth: truth, imu: imu)
+        let pairs = truth.enumerated().filter { $0.offset % 10 == 0 }.map { _, s in
+            AssociatedPair(t_ns: s.t_ns, estimate: SE3(rotation: R_W_L.inverse * s.T_W_B.rotation, translation: s.T_W_B.translation),
+                           groundTruth: s.T_W_B)
+        }
+        let asGiven = TiltError(pairs: pairs).statistics, levelled = TiltError(pairs: pairs, levelledBy: gravity).statistics
+        #expect(abs(asGiven.min - 0.3) < 1e-6 && abs(asGiven.max - 0.3) < 1e-6)
+        #expect(levelled.max < 0.01, "\(levelled)")
+    }
+
     @Test func aRollErrorOfTheBodyIsATiltAndAYawErrorIsNot() throws {
         // An error about the body's own axis that is vertical at that moment leaves the vertical alone; about a
         // horizontal one it tilts it by the full angle.
