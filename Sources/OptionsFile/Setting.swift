@@ -102,6 +102,14 @@ extension Setting {
                 })
     }
 
+    static func optionalDouble(_ key: String, _ path: WritableKeyPath<PipelineOptions, Double?> & Sendable, _ help: String,
+                               _ range: ClosedRange<Double>) -> Setting {
+        Setting(key: key, help: help, kind: .double(range), optional: true, get: { $0[keyPath: path].map { .double($0) } ?? .none },
+                set: { o, v throws in
+                    if case .double(let d) = v { o[keyPath: path] = d } else if case .none = v { o[keyPath: path] = nil }
+                })
+    }
+
     static func optionalInt64(_ key: String, _ path: WritableKeyPath<PipelineOptions, Int64?> & Sendable, _ help: String,
                               _ range: ClosedRange<Int64> = 1...Int64.max) -> Setting {
         Setting(key: key, help: help, kind: .int(range), optional: true, get: { $0[keyPath: path].map { .int($0) } ?? .none },

@@ -37,6 +37,11 @@ public struct FeatureTrackingStats: Equatable, Sendable {
     public var rejectedByRANSAC: Int = 0
     /// Of those, the ones rejected by the long-baseline check.
     public var rejectedByLongBaseline: Int = 0
+    /// Tracks that moved more than `FeatureTrackerOptions.stillFrameMaxMotionPx` in a frame whose median track moved
+    /// less than `stillFrameMedianMotionPx` (a KLT jump onto a look-alike that the degenerate epipolar test passes).
+    public var rejectedOnStillFrame: Int = 0
+    /// Tracks ended by the appearance check (`FeatureTrackerOptions.appearanceMinCorrelation`).
+    public var rejectedByAppearance: Int = 0
     /// Tracks ended for reaching `FeatureTrackerOptions.maxTrackAge`.
     public var retired: Int = 0
     /// Tracks dropped for coming closer than the minimum distance to an older track.

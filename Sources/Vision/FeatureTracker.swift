@@ -6,10 +6,11 @@ import Sensors
 ///
 /// Per frame: optional contrast normalisation; one image pyramid (the previous frame's is kept);
 /// pyramidal KLT from the previous frame, seeded by the gyro-predicted positions when the caller
-/// gives the camera rotation; a forward-backward check; RANSAC on the epipolar constraint in
-/// undistorted normalised coordinates; a minimum distance between tracks (the younger one goes);
-/// new corners only in the grid cells that lack tracks; for stereo, KLT from left to right with an
-/// epipolar and positive-depth check.
+/// gives the camera rotation; a forward-backward check; on a still frame, an end to tracks that jumped (mono);
+/// RANSAC on the epipolar constraint in undistorted normalised coordinates; an appearance check against
+/// each track's window at birth (carried by the camera's rotation since, or along a fitted linear warp;
+/// mono); a minimum distance between tracks (the younger one goes); new corners only in the grid cells
+/// that lack tracks; for stereo, KLT from left to right with an epipolar and positive-depth check.
 ///
 /// ```swift
 /// let tracker = try FeatureTracker(camera: dataset.cameras[0].calibration)
@@ -32,6 +33,10 @@ public final class FeatureTracker {
     private let focal: Double
     /// Window size the pyramids are built for (the largest KLT window used on them).
     private let pyramidWindow: Int
+    /// The appearance check's ZNCC bound, `nil` when this tracker does not run the check.
+    private let appearanceThreshold: Float?
+    /// The still-frame test's bound, pixels; `nil` when this tracker does not run it.
+    private let stillFrameMaxMotionPx: Double?
     private var grid: MinDistanceGrid
 
     private struct Track {
@@ -47,6 +52,18 @@ public final class FeatureTracker {
         /// Normalised positions in the last frames up to the current one, oldest first (at most
         /// `longBaselineFrames`; `history[0]` is that many frames before the next one when full).
         var history: [Vec2] = []
+        /// The appearance check's reference: the window at birth, the undistorted normalised coordinates of the
+        /// birth pixel's neighbours one pixel right and one down, and the camera's rotation since birth
+        /// (`R_Cnow_Cbirth`). `nil` when the check is off or the rotation since birth is not known.
+        var appearance: AppearanceReference?
+    }
+
+    private struct AppearanceReference {
+        var patch: NormalizedPatch
+        var rightOfBirth: Vec2
+        var belowBirth: Vec2
+        var birth: Vec2
+        var R_Cnow_Cbirth: SO3
     }
     private var tracks: [Track] = []
     private var previousPyramid: ImagePyramid?
@@ -77,6 +94,9 @@ public final class FeatureTracker {
         stereo = rightCamera.map { StereoMatcher(left: camera, right: $0, options: options, flow: stereoFlow) }
         pyramidWindow = rightCamera == nil ? options.kltWindow : max(options.kltWindow, options.stereoWindow)
         focal = 0.5 * (model.intrinsics.fx + model.intrinsics.fy)
+        appearanceThreshold = rightCamera == nil || options.appearanceCheckStereo
+            ? options.appearanceMinCorrelation.map(Float.init) : nil
+        stillFrameMaxMotionPx = rightCamera == nil || options.stillFrameCheckStereo ? options.stillFrameMaxMotionPx : nil
         grid = MinDistanceGrid(width: model.width, height: model.height, minDistance: options.minDistance)
     }
 
@@ -113,6 +133,7 @@ public final class FeatureTracker {
         if let previous = previousPyramid, !tracks.isEmpty {
             (disparity, visualRotation) = try trackTemporally(from: previous, to: pyramid, R_Cnew_Cold: R_Cnew_Cold,
                                                               measureRotation: measureRotation, stats: &stats)
+            checkAppearance(in: prepared, R_Cnew_Cold: R_Cnew_Cold ?? visualRotation, stats: &stats)
         } else {
             tracks.removeAll()
         }
@@ -212,6 +233,22 @@ public final class FeatureTracker {
             survivors.append(i); newNormalized.append(n)
         }
         var keep = [Bool](repeating: true, count: survivors.count)
+        // A still camera: the epipolar geometry of a baseline near zero is degenerate, so RANSAC cannot refuse a
+        // track that KLT moved onto a look-alike a few pixels away (forward and back); the frame's own motion can.
+        var jumped = [Bool](repeating: false, count: survivors.count)
+        if let maxStill = stillFrameMaxMotionPx, survivors.count >= 2 {
+            let steps = survivors.map { i -> Float in
+                let d = forward[i].position - old[i]
+                return (d.x * d.x + d.y * d.y).squareRoot()
+            }
+            let typical = median(steps)
+            if typical < options.stillFrameMedianMotionPx {
+                // A static point's motion is its parallax: at most the depth ratio times the median's, and a scene's
+                // depths rarely span more than `stillFrameMaxMotionRatio` (a hovering camera near a box sees it so).
+                let bound = max(maxStill, options.stillFrameMaxMotionRatio * typical)
+                for k in steps.indices where Double(steps[k]) > bound { jumped[k] = true }
+            }
+        }
         var visualRotation: SO3?
         if options.useRANSAC, R_Cnew_Cold == nil, measureRotation {
             // No prediction (an IMU gap): the same five-point RANSAC, and the rotation it found for the estimator.
@@ -246,6 +283,7 @@ public final class FeatureTracker {
         var motions: [Float] = []
         motions.reserveCapacity(survivors.count)
         for (k, i) in survivors.enumerated() {
+            if jumped[k] { stats.rejectedOnStillFrame += 1; continue }
             guard keep[k] else { stats.rejectedByRANSAC += 1; continue }
             if let maxAge = options.maxTrackAge, tracks[i].age >= maxAge { stats.retired += 1; continue }
             var t = tracks[i]
@@ -291,10 +329,74 @@ public final class FeatureTracker {
         for p in corners {
             guard let n = camera.model.unproject(Vec2(Double(p.x), Double(p.y))) else { continue }
             tracks.append(Track(id: nextId, pixel: p, normalized: n, age: 1, stereoOffset: nil, right: nil,
-                                history: options.longBaselineFrames == nil ? [] : [n]))
+                                history: options.longBaselineFrames == nil ? [] : [n],
+                                appearance: appearanceReference(image, pixel: p, normalized: n)))
             nextId += 1
             stats.detected += 1
         }
+    }
+
+    /// A new track's appearance reference, `nil` with the check off or where the window has no contrast.
+    private func appearanceReference(_ image: GrayImage, pixel p: SIMD2<Float>, normalized n: Vec2) -> AppearanceReference? {
+        guard appearanceThreshold != nil else { return nil }
+        guard let patch = NormalizedPatch(image: image, centre: p, side: options.appearanceWindow), patch.hasContrast,
+              let right = camera.model.unproject(Vec2(Double(p.x) + 1, Double(p.y))),
+              let below = camera.model.unproject(Vec2(Double(p.x), Double(p.y) + 1)) else { return nil }
+        return AppearanceReference(patch: patch, rightOfBirth: right, belowBirth: below, birth: n, R_Cnow_Cbirth: .identity)
+    }
+
+    /// Ends the tracks whose window no longer looks like their window at birth. The birth window's axes are carried
+    /// by the rotation since birth (the neighbours one pixel right and one down rotated and projected), so the
+    /// comparison allows for the camera turning and rolling; a window that fails gets a second look along a fitted
+    /// linear warp, for the change of shape that translation brings (`correlation(of:reference:in:model:threshold:)`).
+    /// Without a rotation for this frame the references are dropped: their tracks are no longer checked.
+    private func checkAppearance(in image: GrayImage, R_Cnew_Cold: SO3?, stats: inout FeatureTrackingStats) {
+        guard let threshold = appearanceThreshold else { return }
+        guard let R = R_Cnew_Cold else {
+            for i in tracks.indices { tracks[i].appearance = nil }
+            return
+        }
+        let model = camera.model
+        var kept: [Track] = []
+        kept.reserveCapacity(tracks.count)
+        for var track in tracks {
+            if var reference = track.appearance {
+                reference.R_Cnow_Cbirth = R * reference.R_Cnow_Cbirth
+                track.appearance = reference
+                let zncc = correlation(of: track.pixel, reference: reference, in: image, model: model, threshold: threshold)
+                if zncc < threshold {
+                    stats.rejectedByAppearance += 1
+                    continue
+                }
+            }
+            kept.append(track)
+        }
+        tracks = kept
+    }
+
+    /// The ZNCC of the window at `pixel` with the reference's birth window, read along the birth window's axes
+    /// carried by the rotation since birth; below `threshold`, along the axes a linear warp about `pixel` fits best
+    /// (`WindowWarpFit`: the shape change of a surface seen from elsewhere), if it stretches them by no more than
+    /// `appearanceMaxStretch` either way. 1 (no evidence) when the axes cannot be carried (a neighbour rotated behind
+    /// the camera) or the window reaches outside the image.
+    private func correlation(of pixel: SIMD2<Float>, reference: AppearanceReference, in image: GrayImage,
+                             model: CameraModel, threshold: Float) -> Float {
+        let R = reference.R_Cnow_Cbirth
+        func rotated(_ n: Vec2) -> Vec2? { model.project(R * Vec3(n.x, n.y, 1).normalized) }
+        guard let c = rotated(reference.birth), let r = rotated(reference.rightOfBirth),
+              let b = rotated(reference.belowBirth) else { return 1 }
+        let axisU = SIMD2(Float(r.x - c.x), Float(r.y - c.y)), axisV = SIMD2(Float(b.x - c.x), Float(b.y - c.y))
+        let side = options.appearanceWindow
+        guard let now = NormalizedPatch(image: image, centre: pixel, axisU: axisU, axisV: axisV, side: side) else { return 1 }
+        let carried = now.correlation(with: reference.patch)
+        guard carried < threshold else { return carried }
+        guard let fitted = WindowWarpFit.fit(image: image, centre: pixel, axisU: axisU, axisV: axisV,
+                                             reference: reference.patch),
+              let (small, big) = WindowWarpFit.stretch(from: axisU, axisV, to: fitted.axisU, fitted.axisV),
+              small * options.appearanceMaxStretch >= 1, big <= options.appearanceMaxStretch,
+              let warped = NormalizedPatch(image: image, centre: pixel, axisU: fitted.axisU, axisV: fitted.axisV, side: side)
+        else { return carried }
+        return max(carried, warped.correlation(with: reference.patch))
     }
 
     private func matchStereo(_ stereo: StereoMatcher, left: ImagePyramid, right: ImagePyramid,

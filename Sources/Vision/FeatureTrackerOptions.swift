@@ -60,6 +60,41 @@ public struct FeatureTrackerOptions: Equatable, Sendable {
     /// frame KLT drifts by a few hundredths of a pixel per frame under perspective change, so very old
     /// tracks are the ones more than 2 px from the truth. `nil` keeps tracks as long as they last.
     public var maxTrackAge: Int? = 25
+    /// Appearance check: a track ends when the ZNCC of its `appearanceWindow`-sided window (read at the tracked
+    /// position along the axes its birth window has after the camera's rotation since, so that turning is no change)
+    /// with its window at birth falls below this, and along the best linear warp about the tracked point too
+    /// (`appearanceMaxStretch`). KLT follows each frame's window from the last, so a track that slides slowly (along an edge, onto a nearer surface's silhouette) keeps passing the forward-backward and
+    /// epipolar checks; against its birth window it does not. Unchecked while the rotation since birth is unknown
+    /// (a frame with neither gyroscope samples nor a measured rotation ends the track's reference). `nil` disables it.
+    public var appearanceMinCorrelation: Double? = 0.8
+    /// Appearance check: window side, samples (odd).
+    public var appearanceWindow: Int = 9
+    /// Appearance check: a window that fails along the rotation-carried axes is compared again along the axes a
+    /// linear warp about the tracked point fits best (a surface seen from elsewhere changes its shape: a floor tile
+    /// approached along the floor stretches), when that warp stretches the axes by at most this factor either way.
+    /// 1 turns the second look off.
+    public var appearanceMaxStretch: Double = 2
+    /// Whether a stereo tracker runs the appearance check too. Off by default: on five whole V1_01 real-IMU flights
+    /// it took mono's posyaw ATE from 26.1 to 18.4 mm on average (the worst 35.4 → 22.8 mm), but left stereo's as it
+    /// was on average (7.3 → 7.4 mm) with one flight over 8 mm (7.5 → 9.0 mm): a stereo track is also checked
+    /// against the right image every frame, and the tracks the check ends carry information (docs/ACCURACY.md,
+    /// "The frontend's appearance check").
+    public var appearanceCheckStereo: Bool = false
+    /// Still frames: when the median track moved less than `stillFrameMedianMotionPx` since the previous frame, a
+    /// track that moved more than this and more than `stillFrameMaxMotionRatio` times the median is ended, pixels.
+    /// A camera that barely moves gives the epipolar test a baseline near zero, whose geometry cannot refuse a track
+    /// that KLT moved onto a look-alike a few pixels away (forward and back alike; seen on the real EuRoC V1_01
+    /// excerpt: 13 px while every other track moved less than 1 px); a static point's motion is its parallax, at most
+    /// the depth ratio times the median's. `nil` disables it.
+    public var stillFrameMaxMotionPx: Double? = 3
+    /// Still frames: a track is ended only beyond this many times the frame's median motion too (the depth ratio a
+    /// scene's static points may span: a camera hovering near a box sees it move that much more than the wall).
+    public var stillFrameMaxMotionRatio: Double = 20
+    /// Still frames: the median track motion below which a frame counts as still, pixels.
+    public var stillFrameMedianMotionPx: Double = 1
+    /// Whether a stereo tracker ends tracks on still frames too. Off by default, like the appearance check: measured
+    /// on one whole V1_01 flight only (arrangement 2: 7.9 → 8.2 mm posyaw), and stereo's trajectories stay as they were.
+    public var stillFrameCheckStereo: Bool = false
     /// Forward-backward check: a track is kept only when tracking it back lands within this
     /// distance of where it started, pixels.
     public var forwardBackwardThreshold: Double = 0.5
@@ -121,7 +156,23 @@ public struct FeatureTrackerOptions: Equatable, Sendable {
         guard kltMaxIterations >= 1 else { throw bad("KLT iterations must be >= 1") }
         guard kltEpsilon > 0, kltEpsilon.isFinite else { throw bad("KLT epsilon must be > 0") }
         if let k = longBaselineFrames, k < 2 { throw bad("long-baseline frames must be >= 2 (got \(k))") }
+        if let c = appearanceMinCorrelation, !(c > -1 && c < 1) {
+            throw bad("appearance minimum correlation must be in (-1, 1) (got \(c))")
+        }
+        guard appearanceMaxStretch >= 1, appearanceMaxStretch.isFinite else {
+            throw bad("appearance max stretch must be >= 1 (got \(appearanceMaxStretch))")
+        }
+        guard appearanceWindow >= 3, appearanceWindow % 2 == 1 else {
+            throw bad("appearance window must be odd and >= 3 (got \(appearanceWindow))")
+        }
         if let a = maxTrackAge, a < 2 { throw bad("max track age must be >= 2 frames (got \(a))") }
+        if let m = stillFrameMaxMotionPx, !(m > 0 && m.isFinite) { throw bad("still-frame max motion must be > 0 pixels") }
+        guard stillFrameMaxMotionRatio >= 1, stillFrameMaxMotionRatio.isFinite else {
+            throw bad("still-frame max motion ratio must be >= 1")
+        }
+        guard stillFrameMedianMotionPx >= 0, stillFrameMedianMotionPx.isFinite else {
+            throw bad("still-frame median motion must be >= 0 pixels")
+        }
         guard forwardBackwardThreshold > 0, forwardBackwardThreshold.isFinite else {
             throw bad("forward-backward threshold must be > 0 pixels")
         }

@@ -8,15 +8,17 @@ import TestSupport
 
 /// The tracker on the real EuRoC V1_01 snippet (camera nearly still).
 struct EuRoCTrackingTests {
-    @Test(.enabled(if: SharedDatasets.eurocMicroIsPresent, "needs ../shared/datasets/euroc-v101-micro"))
-    func manyFeaturesAndNoJumpsOnEuRoC() throws {
+    /// Tracks the excerpt's left camera with the gyroscope; returns the frames, the fewest features in a frame, the
+    /// largest step of a track between consecutive frames (pixels) and the tracks ended on still frames.
+    static func trackExcerpt(options: FeatureTrackerOptions = FeatureTrackerOptions())
+        throws -> (frames: Int, minFeatures: Int, maxStep: Double, endedOnStill: Int) {
         let path = try SharedDatasets.eurocMicro()
         let dataset = try ASLDataset(path: path)
         let camera = dataset.cameras[0]
-        let tracker = try FeatureTracker(camera: camera.calibration)
+        let tracker = try FeatureTracker(camera: camera.calibration, options: options)
         var gyro: [IMUSample] = []
         var lastPixel: [Int: Vec2] = [:]
-        var frames = 0, maxStep = 0.0, minFeatures = Int.max
+        var frames = 0, maxStep = 0.0, minFeatures = Int.max, endedOnStill = 0
         for event in dataset.events(stereo: false) {
             switch event {
             case .imu(let s): gyro.append(s)
@@ -25,6 +27,7 @@ struct EuRoCTrackingTests {
                 let result = try tracker.track(image, t_ns: frame.t_ns, gyroSamples: gyro)
                 gyro = Array(gyro.suffix(2))
                 minFeatures = min(minFeatures, result.features.count)
+                endedOnStill += result.stats.rejectedOnStillFrame
                 for f in result.features {
                     if let last = lastPixel[f.id] { maxStep = max(maxStep, (f.pixel - last).norm) }
                     // Normalised coordinates agree with the calibration.
@@ -36,10 +39,26 @@ struct EuRoCTrackingTests {
             }
         }
         #expect(frames == camera.frames.count)
+        return (frames, minFeatures, maxStep, endedOnStill)
+    }
+
+    @Test(.enabled(if: SharedDatasets.eurocMicroIsPresent, "needs ../shared/datasets/euroc-v101-micro"))
+    func manyFeaturesAndNoJumpsOnEuRoC() throws {
         // Issue 4: at least 100 live features in every frame; the camera barely moves, so no track
         // may move more than 3 px between consecutive frames (a larger step is a KLT jump).
-        #expect(minFeatures >= 100)
-        #expect(maxStep <= 3, "largest step \(maxStep) px")
+        let run = try Self.trackExcerpt()
+        #expect(run.minFeatures >= 100)
+        #expect(run.maxStep <= 3, "largest step \(run.maxStep) px")
+        #expect(run.endedOnStill > 0)
+        // Without the still-frame test a track born at (675, 221) in frame 25 moves 13 px in frame 26 onto a
+        // look-alike (forward and back alike) while every other track moves less than 1 px, and the epipolar RANSAC,
+        // on a baseline near zero, keeps it. Which corners are tracked decides whether one lands on such a place (the
+        // appearance check's ending of tracks changed that here; without it the same happens with 250 or 300
+        // features, or a FAST threshold of 15).
+        var unguardedOptions = FeatureTrackerOptions()
+        unguardedOptions.stillFrameMaxMotionPx = nil
+        let unguarded = try Self.trackExcerpt(options: unguardedOptions)
+        #expect(unguarded.maxStep > 3, "\(unguarded)")
     }
 
     @Test(.enabled(if: SharedDatasets.eurocMicroIsPresent, "needs ../shared/datasets/euroc-v101-micro"))

@@ -20,6 +20,12 @@ struct TrackerInputTests {
         cases.append(("forward-backward", { $0.forwardBackwardThreshold = 0 }))
         cases.append(("RANSAC", { $0.ransacThresholdPx = .nan }))
         cases.append(("max track age", { $0.maxTrackAge = 1 }))
+        cases.append(("appearance correlation", { $0.appearanceMinCorrelation = 1 }))
+        cases.append(("appearance correlation NaN", { $0.appearanceMinCorrelation = .nan }))
+        cases.append(("appearance window", { $0.appearanceWindow = 8 }))
+        cases.append(("appearance stretch", { $0.appearanceMaxStretch = 0.5 }))
+        cases.append(("still-frame max motion", { $0.stillFrameMaxMotionPx = 0 }))
+        cases.append(("still-frame median motion", { $0.stillFrameMedianMotionPx = -1 }))
         cases.append(("CLAHE", { $0.contrast = .clahe(clipLimit: -1) }))
         cases.append(("mask size", { $0.mask = GrayImage(width: 10, height: 10, fill: 255) }))
         for (name, change) in cases {
