@@ -69,8 +69,8 @@ struct WorldOnRealMotionTests {
     func mono() throws {
         let s = try Self.score(stereo: false)
         try Self.expectPlanes(s, maxHeightError: 0.04)  // today: tableA's top 2.7 cm high, mapped in the first 10 s
-        // Today 10 of 40 measured, median 1.78 %, 2 beyond 10 % (table B's top end-on, −85 %; box B's inset height,
-        // +16 %), 90 % within 2 σ. Before the mono bias random walk's release after 15 s and the grazing-rim tap
+        // Before the appearance check 10 of 40 measured, median 1.78 %, 2 beyond 10 % (table B's top end-on, −85 %;
+        // box B's inset height, +16 %), 90 % within 2 σ. Before the mono bias random walk's release after 15 s and the grazing-rim tap
         // check (eighteenth session): 13, 2.81 %, 2, 85 %; the release alone: 13, 2.81 %, 5, 69 % (the cabinet's far
         // corners, seen from just above its top, measured on its front's extension: −90 %, −91 %).
         // Which taps land on a wrong surface changes from one draw of the image noise to the next: the same 30 s
@@ -79,8 +79,10 @@ struct WorldOnRealMotionTests {
         // above that spread. Before the height split of horizontal components (box B's plane held box C's top,
         // 14 cm lower: its taps −21 %) and the estimated plane's checks: 12 measured, 5.22 %, 4 beyond 10 %, 67 %
         // within 2 σ.
+        // Since the frontend's appearance check (thirty-first session): 8 measured, median 2.22 %, none beyond 10 %,
+        // 100 % within 2 σ, worst plane 2.4 cm: two taps fewer are measured, and the two wrong lengths are gone.
         #expect(s.taps.count >= 25)
-        #expect(s.ok.count >= 9)
+        #expect(s.ok.count >= 7)
         #expect((s.medianRelativeError ?? 1) <= 0.04)
         #expect(s.beyond10Percent.count <= 3)
         #expect(s.within2SigmaFraction >= 0.75)
