@@ -75,10 +75,10 @@ public struct FeatureTrackerOptions: Equatable, Sendable {
     /// 1 turns the second look off.
     public var appearanceMaxStretch: Double = 2
     /// Whether a stereo tracker runs the appearance check too. Off by default: on five whole V1_01 real-IMU flights
-    /// it took mono's posyaw ATE from 26.1 to 18.4 mm on average (the worst 35.4 → 22.8 mm), but left stereo's as it
-    /// was on average (7.3 → 7.4 mm) with one flight over 8 mm (7.5 → 9.0 mm): a stereo track is also checked
-    /// against the right image every frame, and the tracks the check ends carry information (docs/ACCURACY.md,
-    /// "The frontend's appearance check").
+    /// it took mono's posyaw ATE from 26.1 to 18.4 mm on average (the worst 35.4 → 20.3 mm), but stereo gained
+    /// nothing (four flights 6.4 / 7.9 / 7.7 / 7.5 → 6.5 / 8.3 / 7.3 / 8.1 mm; the rotation-only check, 7.5 → 9.0 mm
+    /// on one): a stereo track is also matched in the right image every frame, and the tracks the check ends carry
+    /// information (docs/ACCURACY.md, "The frontend's appearance check").
     public var appearanceCheckStereo: Bool = false
     /// Still frames: when the median track moved less than `stillFrameMedianMotionPx` since the previous frame, a
     /// track that moved more than this and more than `stillFrameMaxMotionRatio` times the median is ended, pixels.
