@@ -61,6 +61,8 @@ import Testing
           detector: shiTomasi
           contrast: clahe:2.5
           essentialEstimator: usac
+          appearanceMinCorrelation: null
+          stillFrameMaxMotionPx: 2.5
         mapReuse:
           minGap_ns: 1_500_000_000
         """
@@ -70,6 +72,7 @@ import Testing
         #expect(o.estimator.state.timeOffset.estimate == false && o.estimator.state.timeOffset.initial_s == -0.012)
         #expect(o.frontend.maxTrackAge == nil && o.frontend.detector == .shiTomasi && o.frontend.contrast == .clahe(clipLimit: 2.5))
         #expect(o.frontend.essentialEstimator == .usac)
+        #expect(o.frontend.appearanceMinCorrelation == nil && o.frontend.stillFrameMaxMotionPx == 2.5)
         #expect(o.mapReuse.minGap_ns == 1_500_000_000)
         // Everything else is untouched.
         #expect(o.estimator.updater.maxFeaturesPerUpdate == PipelineOptions().estimator.updater.maxFeaturesPerUpdate)
