@@ -121,7 +121,7 @@ struct FeaturesCommand: ParsableCommand {
         let run = try FeaturesRun(dataset: loaded, tracker: tracker, truth: truth, stereo: stereo, useGyro: !noGyro,
                                   seconds: seconds, drawing: &drawing)
         let report = FeaturesReport(summary: run.summary, milliseconds: run.milliseconds, stereoMatchRatio: stereo ? run.stereoMatchRatio : nil,
-                                    hasTruth: truth != nil)
+                                    hasTruth: truth != nil, counts: run.counts)
         let output = json ? report.json() : report.text()
         FileHandle.standardOutput.write(Data((output + "\n").utf8))
     }
@@ -132,6 +132,8 @@ struct FeaturesRun {
     private(set) var summary = TrackQualitySummary()
     private(set) var milliseconds: [Double] = []
     private(set) var stereoMatchRatio: Double = 0
+    /// The tracker's per-frame counts summed over the run: where tracks started and why they ended.
+    private(set) var counts = FeatureTrackingStats()
 
     init(dataset: ASLDataset, tracker: FeatureTracker, truth: FeaturesGroundTruth?, stereo: Bool, useGyro: Bool,
          seconds: Double?, drawing: inout FeaturesDrawing?) throws {
@@ -174,6 +176,7 @@ struct FeaturesRun {
             let T_W_C = truth.flatMap { $0.T_W_B(imageStamp: left.t_ns) }.map { $0 * T_B_C }
             quality.add(result, T_W_C: T_W_C, raycast: truth.map { t in { t.raycast(origin_W: $0, direction_W: $1) } })
             matched += result.stats.stereoMatched
+            counts.accumulate(result.stats)
             features += result.features.count
             if drawing != nil { try drawing!.draw(result, on: image, index: frameIndex) }
             frameIndex += 1

@@ -7,6 +7,8 @@ struct FeaturesReport {
     let milliseconds: [Double]
     let stereoMatchRatio: Double?
     let hasTruth: Bool
+    /// The tracker's counts summed over the run (`FeatureTrackingStats`).
+    let counts: FeatureTrackingStats
 
     var msMedian: Double {
         guard !milliseconds.isEmpty else { return 0 }
@@ -24,6 +26,14 @@ struct FeaturesReport {
             ("checked_observations", "\(summary.checkedObservations)"),
             ("depth_edge_observation_share", number(summary.depthEdgeObservationShare)),
             ("depth_edge_outlier_ratio", number(summary.depthEdgeOutlierRatio)),
+            ("ended_by_appearance", "\(counts.rejectedByAppearance)"),
+            ("ended_by_forward_backward", "\(counts.rejectedByFB)"),
+            ("ended_by_long_baseline", "\(counts.rejectedByLongBaseline)"),
+            ("ended_by_ransac", "\(counts.rejectedByRANSAC)"),
+            ("ended_lost", "\(counts.lost)"),
+            ("ended_on_still_frame", "\(counts.rejectedOnStillFrame)"),
+            ("ended_pruned", "\(counts.prunedByDistance)"),
+            ("ended_retired", "\(counts.retired)"),
             ("features_per_frame_mean", number(summary.featuresPerFrameMean)),
             ("features_per_frame_min", "\(summary.featuresPerFrameMin)"),
             ("frames", "\(summary.frames)"),
@@ -36,6 +46,7 @@ struct FeaturesReport {
             ("stereo_match_ratio", number(stereoMatchRatio)),
             ("track_length_median", number(summary.trackLengthMedian)),
             ("tracks", "\(summary.tracks)"),
+            ("tracks_detected", "\(counts.detected)"),
         ]
         return "{" + fields.map { "\"\($0.0)\": \($0.1)" }.joined(separator: ", ") + "}"
     }
@@ -47,6 +58,9 @@ struct FeaturesReport {
             String(format: "features per frame          %.1f mean, %d min", summary.featuresPerFrameMean, summary.featuresPerFrameMin),
             String(format: "tracks                      %d, median length %.1f frames", summary.tracks, summary.trackLengthMedian),
             String(format: "largest step of a track     %.2f px", summary.maxStepPx),
+            "tracks ended                \(counts.lost) lost, \(counts.rejectedByFB) forward-backward, \(counts.rejectedByRANSAC) RANSAC "
+                + "(\(counts.rejectedByLongBaseline) long baseline), \(counts.rejectedByAppearance) appearance, "
+                + "\(counts.rejectedOnStillFrame) still frame, \(counts.retired) retired, \(counts.prunedByDistance) pruned",
         ]
         if let r = stereoMatchRatio { lines.append(String(format: "stereo matches              %.1f %%", 100 * r)) }
         if hasTruth, let e = summary.reprojectionErrorMedianPx, let o = summary.outlierRatio {
@@ -62,5 +76,15 @@ struct FeaturesReport {
         }
         lines.append(String(format: "time per frame              %.2f ms median", msMedian))
         return lines.joined(separator: "\n")
+    }
+}
+
+extension FeatureTrackingStats {
+    /// Adds another frame's counts to these.
+    mutating func accumulate(_ other: FeatureTrackingStats) {
+        detected += other.detected; tracked += other.tracked; lost += other.lost; rejectedByFB += other.rejectedByFB
+        rejectedByRANSAC += other.rejectedByRANSAC; rejectedByLongBaseline += other.rejectedByLongBaseline
+        rejectedOnStillFrame += other.rejectedOnStillFrame; rejectedByAppearance += other.rejectedByAppearance
+        retired += other.retired; prunedByDistance += other.prunedByDistance; stereoMatched += other.stereoMatched
     }
 }

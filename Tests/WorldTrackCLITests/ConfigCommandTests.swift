@@ -75,4 +75,27 @@ struct ConfigCommandTests {
         #expect(refused.status == 2 && refused.stderr.contains("bad-frontend.yaml"), "\(refused.stderr)")
         #expect(refused.stdout.isEmpty)
     }
+
+    @Test("features --json: why tracks ended, summed over the run; the appearance check's count follows its setting")
+    func featuresCountTrackEndings() throws {
+        let dataset = try RunCommandTests.dataset()
+        let off = try Self.temporaryFile("appearance-off.yaml", "frontend:\n  appearanceMinCorrelation: null\n")
+        func counts(_ extra: [String]) throws -> [String: Int] {
+            let r = try RunCommandTests.worldtrack(["features", dataset, "--json", "--seconds", "4"] + extra)
+            #expect(r.status == 0, "\(r.stderr)")
+            let json = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
+            var out: [String: Int] = [:]
+            for key in ["tracks", "tracks_detected", "ended_lost", "ended_by_forward_backward", "ended_by_ransac",
+                        "ended_by_long_baseline", "ended_by_appearance", "ended_on_still_frame", "ended_retired", "ended_pruned"] {
+                out[key] = try #require((json[key] as? NSNumber)?.intValue, "\(key) missing: \(r.stdout)")
+            }
+            return out
+        }
+        let on = try counts([]), without = try counts(["--config", off])
+        // The handheld walk ends tracks by appearance, by loss and by RANSAC; the long-baseline rejections are part of RANSAC's.
+        #expect(on["ended_by_appearance"]! > 0 && without["ended_by_appearance"] == 0, "\(on) \(without)")
+        #expect(on["ended_lost"]! > 0 && on["ended_by_ransac"]! > 0 && on["ended_by_ransac"]! >= on["ended_by_long_baseline"]!, "\(on)")
+        // Every track the summary saw was detected in the run (the first frame's included).
+        #expect(on["tracks_detected"]! >= on["tracks"]! && on["tracks"]! > 200, "\(on)")
+    }
 }
