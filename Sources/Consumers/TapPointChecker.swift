@@ -49,6 +49,9 @@ public enum ImagePlacement: Equatable {
 /// 2b. **silhouettes**: no landmark that no plane holds, and that is not on the hit's own surface, lies within
 ///    `silhouetteRadius_px` of the tap well in front of the hit (`silhouetteDepthRatio`): the ray may pass the
 ///    silhouette of a face the map holds by a point or two;
+/// 2c. **the nearest structure**: a hit that nothing along the ray confirms fails when the `nearestNeighbours`
+///    landmarks nearest the tap that can say anything (within `silhouetteRadius_px`) all lie clearly in front of it:
+///    the tap may be on that structure (a box top that no plane holds yet, with the floor behind it);
 /// 3. **support**: a hit on a plane's infinite extension, or on an estimated plane, needs a landmark along the ray at
 ///    its depth (it is a guess through unmapped space otherwise: a wall's extension in front of a cabinet, the floor's
 ///    under a table, a plane fitted to landmarks several degrees beside the ray); for an estimated plane with fewer
@@ -127,6 +130,21 @@ public struct TapPointChecker: Equatable, Sendable {
     /// the depth of the floor behind its corner let that corner measure +182 % (mono, seed 7; docs/ACCURACY.md,
     /// fourteenth round).
     public var silhouetteDepthRatio: Double = 0.8
+    /// A hit that no landmark along the ray confirms (fewer than `minLandmarks` within the ray's cone, none of them at
+    /// its depth on its surface) fails when the `nearestNeighbours` decisive landmarks nearest the tap, within
+    /// `silhouetteRadius_px`, all lie clearly in front of it: the map's only say about the tapped pixel is then the
+    /// structure around it, and that says the pixel may lie on it. A neighbour is decisive when its 3 σ is at most
+    /// `neighbourMaxRelativeStd` of the hit's depth and it either lies clearly in front (nearer by more than 3 of its and
+    /// the surface's combined σ, and off the hit's surface by as much) or supports the hit (on its surface, at its depth
+    /// within that tolerance and what an oblique surface spans over the neighbour's angle); a supporting neighbour
+    /// among the nearest clears the hit. On a whole V1_01 render (arrangement 6, mono) a tap on box C's top, with no
+    /// landmark within 24 px of it, met the floor 0.6 m behind the top while the box had no plane yet: box C's height
+    /// measured 0.60 m for 0.36 m (±0.045 m), and the silhouette test did not count the box's points, which lay at
+    /// 78–82 % of the hit's depth (docs/ACCURACY.md, eighteenth round). 0 turns the test off.
+    public var nearestNeighbours: Int = 3
+    /// See `nearestNeighbours`: a landmark whose 3 σ exceeds this fraction of the hit's depth cannot tell the hit's
+    /// surface from one a tenth nearer, the error this check exists to refuse, and says nothing either way.
+    public var neighbourMaxRelativeStd: Double = 0.1
 
     /// The images' own say on the hit's depth, where there is a second view (the right image of a stereo frame,
     /// `WorldFrameInput.stereoView`, or the earlier frame `check`'s caller passes): the tapped pixel's patch is matched
@@ -328,6 +346,13 @@ public struct TapPointChecker: Equatable, Sendable {
             return .failed(String(format: "beside structure no plane holds: %d mapped points within %.0f px lie nearer than %.2f m, the hit on "
                                   + "%@ at %.2f m (the ray may pass the silhouette of an unmapped face)",
                                   beside, silhouetteRadius_px, silhouetteDepthRatio * t, describe(hit) as NSString, t))
+        }
+        if agreeing.isEmpty, near.count < minLandmarks,
+           let around = nearestStructureInFront(of: hit, ray: ray, frame: frame, surfaceStd_m: surfaceSigma) {
+            return .failed(String(format: "nothing mapped along the ray confirms the hit on %@ at %.2f m, and the %d mapped points nearest "
+                                  + "the tap that say anything (%.0f–%.0f px from it) lie in front of it at %.2f–%.2f m (the tap may "
+                                  + "be on that structure)", describe(hit) as NSString, t, around.count,
+                                  around.nearest_px, around.farthest_px, around.nearestDepth_m, around.farthestDepth_m))
         }
         if agreeing.isEmpty, hit.target == .existingPlaneInfinite, let id = hit.planeId {
             return .failed("nothing mapped along the ray confirms \(id)'s extension there (\(near.count) points near the ray, none at "
@@ -567,6 +592,34 @@ public struct TapPointChecker: Equatable, Sendable {
             return !planes.contains { $0.holds(l.p_W, boundaryTolerance_m: 0.05) }
         }
         return beside.isEmpty ? nil : beside.count
+    }
+
+    /// The `nearestNeighbours` decisive landmarks nearest the tap within `silhouetteRadius_px` (by angle from the ray),
+    /// when all of them lie clearly in front of the hit (see `nearestNeighbours`); `nil` when one nearer than the last
+    /// of them supports the hit, or when fewer are found. Depths are along the ray, metres; the pixel distances are
+    /// angles times the focal length.
+    func nearestStructureInFront(of hit: RaycastResult, ray: WorldRay, frame: WorldFrame, surfaceStd_m: Double)
+        -> (count: Int, nearest_px: Double, farthest_px: Double, nearestDepth_m: Double, farthestDepth_m: Double)? {
+        guard nearestNeighbours > 0, silhouetteRadius_px > 0 else { return nil }
+        let f = frame.camera.model.intrinsics.fx
+        let t = hit.distance_m
+        var angles: [Double] = [], depths: [Double] = []
+        for (l, angle) in frame.session.map.landmarks(nearRayFrom: ray.origin_W, direction: ray.direction_W,
+                                                       maxAngle: atan(silhouetteRadius_px / f)) {
+            guard 3 * l.std_m <= neighbourMaxRelativeStd * t else { continue }
+            let depth = (l.p_W - ray.origin_W).dot(ray.direction_W)
+            let tol = max(minDepthTolerance_m, 3 * (l.std_m * l.std_m + surfaceStd_m * surfaceStd_m).squareRoot())
+            // How much nearer or deeper the hit's own surface lies at this angle from the ray, if it is oblique.
+            let spread = t * tan(angle) / max(hit.incidenceCosine, 0.17)
+            let onSurface = abs(hit.normal_W.dot(l.p_W - hit.position_W)) <= tol
+            if onSurface && abs(depth - t) <= tol + spread { return nil }
+            guard !onSurface, depth > 0, depth < t - tol else { continue }
+            angles.append(angle); depths.append(depth)
+            if depths.count == nearestNeighbours {
+                return (depths.count, angles.first! * f, angles.last! * f, depths.min()!, depths.max()!)
+            }
+        }
+        return nil
     }
 
     /// True when the hit's detected plane has landmarks on it (within 3 of their σ, at least the depth tolerance)

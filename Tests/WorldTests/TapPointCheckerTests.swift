@@ -412,6 +412,59 @@ import Testing
         }
     }
 
+    @Test func aTapWithNothingAlongItsRayAndStructureInFrontNearestItFails() throws {
+        // A floor tap where the floor has no landmark within 50 px (of focal length) of the ray (an untextured patch, or
+        // a box top that no plane holds yet, hiding the floor), and three points of that box top 24–40 px from the tap,
+        // at 80 % of the hit's depth and 0.3 m above the floor: too deep for the silhouette test, but the nearest
+        // mapped structure.
+        let (f0, hit0, ray0, px) = try Self.floorHit(Vec3(-0.5, -0.8, 0))
+        let f = f0.camera.model.intrinsics.fx
+        func angle(_ p: Vec3) -> Double { acos(min(1, (p - ray0.origin_W).normalized.dot(ray0.direction_W))) * f }
+        func verdict(box fraction: Double?, floorAt offset_px: Double? = nil, checker: TapPointChecker = TapPointChecker())
+            throws -> TapPointVerdict {
+            var extra: [Landmark] = []
+            if let fraction {
+                for (k, o) in [Vec2(50, 0), Vec2(0, 56), Vec2(-63, 5)].enumerated() {
+                    let ray = try #require(f0.ray(pixel: px + o))
+                    // Along that pixel's ray, at the depth (along the tap's ray) of `fraction` of the hit: 0.3 m above the floor.
+                    let p = ray.point(at: fraction * hit0.distance_m / ray.direction_W.dot(ray0.direction_W))
+                    extra.append(Landmark(id: 100_000 + k, p_W: p, std_m: 0.01))
+                }
+            }
+            if let offset_px {
+                // A floor point nearer the tap than the box's.
+                let ray = try #require(f0.ray(pixel: px + Vec2(0, -offset_px)))
+                extra.append(Landmark(id: 100_010, p_W: ray.point(at: -ray.origin_W.z / ray.direction_W.z), std_m: 0.01))
+            }
+            let session = WorldSession()
+            var gen = RoomLandmarks(seed: 1)
+            var frame: WorldFrame?
+            for i in 0..<30 {
+                let room = gen.batch(floor: 150, table: 10, wall: 15).filter { angle($0.p_W) > 50 }
+                frame = session.process(frameInput(i, landmarks: room + extra))
+            }
+            let wf = try #require(frame)
+            let hit = try #require(wf.raycast(pixel: px)), ray = try #require(wf.ray(pixel: px))
+            #expect(hit.planeId != nil && abs(hit.distance_m - hit0.distance_m) < 0.05)
+            // Outside the ray's widened cone (24 px of focal length), inside the silhouette radius (40 px).
+            #expect(extra.allSatisfy { angle($0.p_W) > 24 && angle($0.p_W) < 40 }, "\(extra.map { angle($0.p_W) })")
+            return checker.check(hit, ray: ray, pixel: px, frame: wf) { wf.raycast(pixel: $0) }
+        }
+        guard case let .failed(why) = try verdict(box: 0.8) else {
+            Issue.record("a tap with nothing along its ray and three points of a box top nearest it, in front, was measured"); return
+        }
+        #expect(why.contains("nothing mapped along the ray confirms") && why.contains("may be on that structure"), "\(why)")
+        // Controls: without the box (nothing nearby says anything), with a floor point nearer the tap than the box's
+        // (it supports the floor), with the box's points at 97 % of the depth (4.5 cm above the floor: within their
+        // tolerance of it, so they count for the hit), and with the test off.
+        var off = TapPointChecker()
+        off.nearestNeighbours = 0
+        for (v, label) in [(try verdict(box: nil), "no box"), (try verdict(box: 0.8, floorAt: 46), "a floor point nearer"),
+                           (try verdict(box: 0.97), "the box at 97 %"), (try verdict(box: 0.8, checker: off), "test off")] {
+            if case let .failed(why) = v { Issue.record("control \(label) failed: \(why)") }
+        }
+    }
+
     @Test func landmarksOnTheHitsOwnObliqueSurfaceAreNoSilhouette() throws {
         // A hit some 75° from head-on on a surface no plane holds (an estimated plane's): just inside the silhouette
         // radius beside the tap the same surface lies at 75 % of the hit's depth, and two landmarks there are that
