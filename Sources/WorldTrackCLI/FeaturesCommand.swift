@@ -15,9 +15,10 @@ struct FeaturesCommand: ParsableCommand {
         Tracks corners through the dataset's cam0 frames (cam0 + cam1 with --stereo) as the \
         estimator's frontend does: FAST corners on an 8×6 grid at least 16 px apart, pyramidal KLT \
         (7-px window, 4 levels) seeded by the gyro rotation between frames, a forward-backward check, \
-        epipolar RANSAC, and tracks ended after 25 frames to bound drift. Reports the features \
-        per frame, the median track length (frames) and the median time per frame (ms of CPU time \
-        of the tracking thread, image decoding excluded).
+        epipolar RANSAC, an appearance check against each track's first window (mono), and tracks \
+        ended after 25 frames to bound drift. Reports the features per frame, the median track \
+        length (frames), how many tracks each test ended, and the median time per frame (ms of CPU \
+        time of the tracking thread, image decoding excluded).
 
         When the dataset was written by `worldtrack simulate` (it has scene.json and ground truth), \
         every track is checked against the truth: the ray of its first pixel is cast into the scene \
@@ -35,7 +36,10 @@ struct FeaturesCommand: ParsableCommand {
         tracks, track_length_median, max_track_step_px, reprojection_error_median_px, outlier_ratio, \
         outlier_track_ratio, depth_edge_observation_share, depth_edge_outlier_ratio, \
         other_outlier_ratio, checked_observations, stereo_match_ratio, ms_per_frame_median (truth \
-        fields are null without truth). Progress goes to stderr. Exit status 2 on bad input.
+        fields are null without truth), and the counts summed over the run: tracks_detected, \
+        ended_lost, ended_by_forward_backward, ended_by_ransac (ended_by_long_baseline of them), \
+        ended_by_appearance, ended_on_still_frame, ended_retired, ended_pruned. Progress goes to \
+        stderr. Exit status 2 on bad input.
 
         Examples:
           worldtrack features ../shared/datasets/euroc-v101-micro
