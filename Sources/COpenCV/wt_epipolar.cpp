@@ -1,6 +1,9 @@
 // RANSAC epipolar geometry: essential and fundamental matrices, and pose from an essential matrix.
+#include "wt_five_point.hpp"
 #include "wt_internal.hpp"
 #include <opencv2/calib3d.hpp>
+#include <algorithm>
+#include <cfloat>
 #include <cmath>
 #include <cstring>
 #include <vector>
@@ -69,11 +72,166 @@ wt_status find_essential(const char *function, int method, const double *points1
 
 } // namespace
 
+namespace {
+
+/// The Sampson distance of correspondence i to the epipolar geometry E, squared and rounded to float: OpenCV's
+/// `EMEstimatorCallback::computeError`, term for term, so that the inlier test decides as OpenCV's does.
+inline float sampson_error(const double E[9], const double *p1, const double *p2, int32_t i) {
+    double x1 = p1[2 * i], y1 = p1[2 * i + 1], x2 = p2[2 * i], y2 = p2[2 * i + 1];
+    double Ex1_0 = E[0] * x1 + E[1] * y1 + E[2];
+    double Ex1_1 = E[3] * x1 + E[4] * y1 + E[5];
+    double Ex1_2 = E[6] * x1 + E[7] * y1 + E[8];
+    double Etx2_0 = E[0] * x2 + E[3] * y2 + E[6];
+    double Etx2_1 = E[1] * x2 + E[4] * y2 + E[7];
+    double x2tEx1 = x2 * Ex1_0 + y2 * Ex1_1 + Ex1_2;
+    double denominator = Ex1_0 * Ex1_0 + Ex1_1 * Ex1_1 + Etx2_0 * Etx2_0 + Etx2_1 * Etx2_1;
+    return (float)(x2tEx1 * x2tEx1 / denominator);
+}
+
+/// The correspondences whose Sampson error under E is within `bound` (squared, float): their number; their flags
+/// in `out_mask` (count bytes) and their summed squared Sampson error in `out_error` when given.
+int inlier_count(const double E[9], const double *p1, const double *p2, int32_t count, float bound,
+                 uint8_t *out_mask = nullptr, double *out_error = nullptr) {
+    int good = 0;
+    double error = 0;
+    for (int32_t i = 0; i < count; ++i) {
+        float e = sampson_error(E, p1, p2, i);
+        uint8_t in = e <= bound;
+        if (out_mask) out_mask[i] = in;
+        good += in;
+        if (in) error += e;
+    }
+    if (out_error) *out_error = error;
+    return good;
+}
+
+/// The iterations a RANSAC needs for `confidence` with an outlier fraction `outliers` and samples of
+/// `sample_size` (OpenCV's `RANSACUpdateNumIters`: never more than `max_iterations`).
+int ransac_iterations(double confidence, double outliers, int sample_size, int max_iterations) {
+    confidence = std::min(std::max(confidence, 0.0), 1.0);
+    outliers = std::min(std::max(outliers, 0.0), 1.0);
+    double numerator = std::max(1.0 - confidence, DBL_MIN);
+    double denominator = 1.0 - std::pow(1.0 - outliers, sample_size);
+    if (denominator < DBL_MIN) return 0;
+    numerator = std::log(numerator);
+    denominator = std::log(denominator);
+    return denominator >= 0 || -numerator >= max_iterations * (-denominator)
+               ? max_iterations
+               : (int)std::lrint(numerator / denominator);
+}
+
+} // namespace
+
+extern "C" wt_status wt_find_essential_fast(const double *points1, const double *points2, int32_t count,
+                                            double threshold, double confidence, int32_t max_iterations,
+                                            double out_E[9], uint8_t *out_inliers, int32_t *out_inlier_count) {
+    // OpenCV's classic RANSAC (`cv::findEssentialMat(…, cv::RANSAC, …)`, identity K) step for step: the same
+    // random samples (cv::RNG seeded with ~0, five distinct indices drawn in turn), the same float Sampson test,
+    // the same strict "more inliers" rule and iteration update. Two things differ: the five-point solver is our
+    // own (wt_five_point.cpp), and a model with as many inliers as the best one replaces it when its inliers'
+    // summed Sampson error is smaller. OpenCV keeps the first of such a tie, in the order its root finder lists
+    // the solutions, which means nothing; ties are common on real frames, where several solutions of the sample
+    // that first reaches every track all explain every track within the threshold, and RANSAC stops there.
+    return wt::guarded("wt_find_essential_fast", [&] {
+        wt_status s = check_points("wt_find_essential_fast", points1, points2, count, 5);
+        if (s == WT_OK) s = check_ransac("wt_find_essential_fast", threshold, confidence, max_iterations, out_E);
+        if (s != WT_OK) return s;
+        const int sample_size = 5;
+        double models[wt::kMaxFivePointSolutions][9];
+        std::vector<uint8_t> best_mask(count, 0);
+        double best[9];
+        int best_count = 0;
+        double best_error = 0; // the best model's inliers' summed squared Sampson error
+        if (count == sample_size) {
+            if (wt::five_point_essentials(points1, points2, models) <= 0)
+                return wt::fail(WT_ERR_OPENCV, "wt_find_essential_fast: RANSAC found no model");
+            std::memcpy(best, models[0], sizeof(best));
+            std::fill(best_mask.begin(), best_mask.end(), 1);
+            best_count = count;
+        } else {
+            cv::RNG rng((uint64_t)-1);
+            const float bound = (float)(threshold * threshold);
+            int iterations = std::max<int>(max_iterations, 1);
+            for (int iteration = 0; iteration < iterations; ++iteration) {
+                int index[sample_size];
+                double sample1[2 * sample_size], sample2[2 * sample_size];
+                for (int i = 0; i < sample_size; ++i) {
+                    for (;;) {
+                        index[i] = rng.uniform(0, count);
+                        int j = 0;
+                        while (j < i && index[j] != index[i]) ++j;
+                        if (j == i) break;
+                    }
+                    sample1[2 * i] = points1[2 * index[i]];
+                    sample1[2 * i + 1] = points1[2 * index[i] + 1];
+                    sample2[2 * i] = points2[2 * index[i]];
+                    sample2[2 * i + 1] = points2[2 * index[i] + 1];
+                }
+                int solutions = wt::five_point_essentials(sample1, sample2, models);
+                for (int m = 0; m < solutions; ++m) {
+                    double error = 0;
+                    int good = inlier_count(models[m], points1, points2, count, bound, nullptr, &error);
+                    if (good > std::max(best_count, sample_size - 1) ||
+                        (good == best_count && good >= sample_size && error < best_error)) {
+                        // More inliers than the best model; or as many, fitted more closely (the iterations needed
+                        // do not change then). OpenCV keeps the first of a tie in the order its root finder lists.
+                        std::memcpy(best, models[m], sizeof(best));
+                        best_error = error;
+                        if (good > best_count) {
+                            best_count = good;
+                            iterations = ransac_iterations(confidence, (double)(count - good) / count, sample_size,
+                                                           iterations);
+                        }
+                    }
+                }
+            }
+            if (best_count == 0) return wt::fail(WT_ERR_OPENCV, "wt_find_essential_fast: RANSAC found no model");
+            inlier_count(best, points1, points2, count, bound, best_mask.data());
+        }
+        std::memcpy(out_E, best, sizeof(best));
+        if (out_inliers) std::memcpy(out_inliers, best_mask.data(), (size_t)count);
+        if (out_inlier_count) *out_inlier_count = best_count;
+        return WT_OK;
+    });
+}
+
 extern "C" wt_status wt_find_essential(const double *points1, const double *points2, int32_t count, double threshold,
                                        double confidence, int32_t max_iterations, double out_E[9],
                                        uint8_t *out_inliers, int32_t *out_inlier_count) {
     return find_essential("wt_find_essential", cv::RANSAC, points1, points2, count, threshold, confidence,
                           max_iterations, out_E, out_inliers, out_inlier_count);
+}
+
+extern "C" wt_status wt_essential_five_point(const double points1[10], const double points2[10], double out_E[90],
+                                             int32_t *out_count) {
+    return wt::guarded("wt_essential_five_point", [&] {
+        if (points1 == nullptr || points2 == nullptr || out_E == nullptr || out_count == nullptr)
+            return wt::fail(WT_ERR_INVALID_ARGUMENT, "wt_essential_five_point: NULL argument");
+        wt_status s = check_points("wt_essential_five_point", points1, points2, 5, 5);
+        if (s != WT_OK) return s;
+        double models[wt::kMaxFivePointSolutions][9];
+        int n = wt::five_point_essentials(points1, points2, models);
+        std::memcpy(out_E, models, sizeof(double) * 9 * (size_t)n);
+        *out_count = n;
+        return WT_OK;
+    });
+}
+
+extern "C" wt_status wt_real_polynomial_roots(const double *coefficients, int32_t degree, double *out_roots,
+                                              int32_t *out_count) {
+    return wt::guarded("wt_real_polynomial_roots", [&] {
+        if (coefficients == nullptr || out_roots == nullptr || out_count == nullptr)
+            return wt::fail(WT_ERR_INVALID_ARGUMENT, "wt_real_polynomial_roots: NULL argument");
+        if (degree < 0 || degree > wt::kMaxPolynomialDegree)
+            return wt::fail(WT_ERR_INVALID_ARGUMENT, "wt_real_polynomial_roots: degree must be 0..." +
+                                                         std::to_string(wt::kMaxPolynomialDegree) + ", got " +
+                                                         std::to_string(degree));
+        for (int32_t i = 0; i <= degree; ++i)
+            if (!std::isfinite(coefficients[i]))
+                return wt::fail(WT_ERR_INVALID_ARGUMENT, "wt_real_polynomial_roots: non-finite coefficient");
+        *out_count = wt::real_polynomial_roots(coefficients, degree, out_roots);
+        return WT_OK;
+    });
 }
 
 extern "C" wt_status wt_find_essential_usac(const double *points1, const double *points2, int32_t count,

@@ -1,10 +1,11 @@
 import COpenCV
 
-/// Robust two-view epipolar geometry (OpenCV's RANSAC estimators).
+/// Robust two-view epipolar geometry (OpenCV's RANSAC estimators, and WorldTrack's own five-point solver in a copy
+/// of OpenCV's RANSAC loop).
 ///
 /// Correspondence i is `points1[i]` in view 1 and `points2[i]` in view 2. Matrices are 3x3,
 /// row-major, with the epipolar constraint `[x2, 1] · M · [x1, 1]ᵀ = 0`. RANSAC is seeded
-/// deterministically by OpenCV, so results are repeatable.
+/// deterministically (OpenCV's generator and seed), so results are repeatable.
 public enum EpipolarRANSAC {
     /// A RANSAC model and its inliers.
     public struct Result: Equatable, Sendable {
@@ -20,8 +21,15 @@ public enum EpipolarRANSAC {
 
     /// The robust estimator of `essential`.
     public enum EssentialEstimator: Sendable, Equatable {
-        /// OpenCV's classic RANSAC over its five-point solver.
+        /// OpenCV's classic RANSAC over its five-point solver (`cv::findEssentialMat`, `cv::RANSAC`).
         case ransac
+        /// A copy of OpenCV's classic RANSAC loop (the same random samples, Sampson test and stopping rule) around
+        /// WorldTrack's own five-point solver (Nistér's, with a root finder that brackets only the real roots): about
+        /// fifteen times fewer instructions. Among models with equally many inliers it keeps the one whose inliers'
+        /// summed squared Sampson error is smallest, where OpenCV keeps the first its solver lists. On well-posed
+        /// problems the result is `.ransac`'s up to rounding; on frames with little motion the two solvers' rounding
+        /// differs more and so do the chosen models (docs/ACCURACY.md, "Experiments that did not land").
+        case fastRansac
         /// OpenCV's USAC framework (`USAC_DEFAULT`: LO-RANSAC, Stewenius five-point solver): several times
         /// faster than `.ransac` on a frame's tracks, with different (still repeatable) inlier sets.
         case usac
@@ -42,10 +50,40 @@ public enum EpipolarRANSAC {
             switch estimator {
             case .ransac:
                 return wt_find_essential(p1, p2, n, threshold, confidence, Int32(clamping: maxIterations), m, mask, inliers)
+            case .fastRansac:
+                return wt_find_essential_fast(p1, p2, n, threshold, confidence, Int32(clamping: maxIterations), m, mask,
+                                              inliers)
             case .usac:
                 return wt_find_essential_usac(p1, p2, n, threshold, confidence, Int32(clamping: maxIterations), m, mask, inliers)
             }
         }
+    }
+
+    /// The five-point solver alone (Nistér): every essential matrix (row-major, unit Frobenius norm, sign arbitrary,
+    /// at most ten) with `[x2, 1] · E · [x1, 1]ᵀ = 0` for five correspondences in normalised coordinates. Empty for a
+    /// degenerate sample.
+    /// - Throws: `.invalidArgument` unless there are exactly five finite correspondences.
+    public static func fivePointEssentials(_ points1: [SIMD2<Double>], _ points2: [SIMD2<Double>]) throws -> [[Double]] {
+        guard points1.count == 5, points2.count == 5 else {
+            throw ImagingError.invalidArgument(message: "the five-point solver needs 5 correspondences, got \(points1.count) and \(points2.count)")
+        }
+        let p1 = points1.flatMap { [$0.x, $0.y] }, p2 = points2.flatMap { [$0.x, $0.y] }
+        var out = [Double](repeating: 0, count: 90)
+        var count: Int32 = 0
+        try checkStatus(wt_essential_five_point(p1, p2, &out, &count))
+        return (0..<Int(count)).map { Array(out[9 * $0..<9 * $0 + 9]) }
+    }
+
+    /// The real roots, ascending, of `coefficients[0] + coefficients[1] x + … + coefficients[n] xⁿ` (n ≤ 10): the
+    /// five-point solver's root finder. It brackets each root between the real roots of the derivative, so a
+    /// multiple root where the polynomial only touches zero may be missed.
+    /// - Throws: `.invalidArgument` for more than 11 coefficients or a non-finite one.
+    public static func realRoots(ofPolynomial coefficients: [Double]) throws -> [Double] {
+        guard !coefficients.isEmpty else { return [] }
+        var roots = [Double](repeating: 0, count: max(coefficients.count - 1, 1))
+        var count: Int32 = 0
+        try checkStatus(wt_real_polynomial_roots(coefficients, Int32(clamping: coefficients.count - 1), &roots, &count))
+        return Array(roots.prefix(Int(count)))
     }
 
     /// Fundamental matrix by RANSAC (7/8-point) in the points' own units (pixels, or normalised).
@@ -128,11 +166,21 @@ public enum EpipolarRANSAC {
                  UnsafeMutablePointer<UInt8>, UnsafeMutablePointer<Int32>) -> wt_status
     ) throws -> Result {
         let count = try checkPairs(points1, points2)
-        let p1 = points1.flatMap { [$0.x, $0.y] }, p2 = points2.flatMap { [$0.x, $0.y] }
         var matrix = [Double](repeating: 0, count: 9)
         var mask = [UInt8](repeating: 0, count: max(points1.count, 1))
         var inlierCount: Int32 = 0
-        let status = call(p1, p2, count, &matrix, &mask, &inlierCount)
+        guard !points1.isEmpty else { throw ImagingError.invalidArgument(message: "no correspondences") }
+        // A SIMD2<Double> is two Doubles (x, y), 16 bytes with no padding: the arrays are already the C layer's layout.
+        assert(MemoryLayout<SIMD2<Double>>.stride == 2 * MemoryLayout<Double>.stride)
+        let status = points1.withUnsafeBufferPointer { b1 in
+            points2.withUnsafeBufferPointer { b2 in
+                b1.baseAddress!.withMemoryRebound(to: Double.self, capacity: 2 * b1.count) { p1 in
+                    b2.baseAddress!.withMemoryRebound(to: Double.self, capacity: 2 * b2.count) { p2 in
+                        call(p1, p2, count, &matrix, &mask, &inlierCount)
+                    }
+                }
+            }
+        }
         try checkStatus(status)
         return Result(matrix: matrix, inliers: mask.prefix(points1.count).map { $0 != 0 }, inlierCount: Int(inlierCount))
     }

@@ -40,9 +40,15 @@ public enum Settings {
         .bool("frontend.useRANSAC", \.frontend.useRANSAC, "Reject temporal outliers by RANSAC (5-point essential matrix, or 2-point translation when the rotation between the frames is given)."),
         .optionalInt("frontend.longBaselineFrames", \.frontend.longBaselineFrames, "Every `longBaselineFrames / 2` frames, also check tracks against the epipolar geometry between this frame and the frame this many frames back (one more RANSAC); catches slow sliding (along occluding edges, or drift) that frame-to-frame RANSAC misses. `nil` disables the check."),
         .bool("frontend.ransacUsesRotation", \.frontend.ransacUsesRotation, "Use the caller's rotation (`R_Cnew_Cold`) in RANSAC: two-point RANSAC on the translation direction instead of the five-point essential matrix. Faster, but a gyro bias shifts every point, so only for bias-corrected rotations."),
-        .word("frontend.essentialEstimator", ["ransac", "usac"], "The five-point RANSAC variant. `.usac` (OpenCV's USAC) cuts the frontend's median time by about 0.4 ms per 752×480 frame (of about 2 ms) but picks different inliers; on the 60 s simulated rooms it changed ATE by −3 % (mono from rest), +11 % (stereo), +5 % (moving start), −3 % (shake), so the default stays the classic `.ransac`.",
-              get: { $0.frontend.essentialEstimator == .ransac ? "ransac" : "usac" },
-              set: { o, w in o.frontend.essentialEstimator = w == "ransac" ? .ransac : .usac }),
+        .word("frontend.essentialEstimator", ["ransac", "fast-ransac", "usac"], "The five-point RANSAC variant. `fast-ransac` (WorldTrack's own five-point solver in a copy of OpenCV's RANSAC loop) takes about 7 % off a mono run's instructions, but on small-motion frames it picks other models than `ransac` and the trajectories are other draws: over five whole real-IMU flights mono's ATE went 18.4 → 21.1 mm, so it is not the default. `usac` (OpenCV's USAC) picks different inliers; on the 60 s simulated rooms it changed ATE by −3 % (mono from rest), +11 % (stereo), +5 % (moving start), −3 % (shake).",
+              get: {
+                  switch $0.frontend.essentialEstimator {
+                  case .ransac: "ransac"
+                  case .fastRansac: "fast-ransac"
+                  case .usac: "usac"
+                  }
+              },
+              set: { o, w in o.frontend.essentialEstimator = w == "ransac" ? .ransac : w == "usac" ? .usac : .fastRansac }),
         .int("frontend.stereoSeededLevels", \.frontend.stereoSeededLevels, "Stereo: a track matched in the previous frame is looked for at its old disparity from this pyramid level (0 = full resolution only) instead of the coarsest; a track not found so is searched from the coarsest level in the next frame. kltLevels or more searches every track from the coarsest level.", 0...8),
         .int("frontend.stereoWindow", \.frontend.stereoWindow, "Stereo: KLT window side for the left-to-right match, pixels (odd). Larger than the temporal window: the two views differ by the baseline and the cameras' responses.", 1...Int64(Int32.max)),
         .double("frontend.stereoEpipolarThresholdPx", \.frontend.stereoEpipolarThresholdPx, "Stereo: largest distance of the right point from the epipolar line of the left one, pixels."),

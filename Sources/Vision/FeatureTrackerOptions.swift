@@ -112,10 +112,11 @@ public struct FeatureTrackerOptions: Equatable, Sendable {
     /// direction instead of the five-point essential matrix. Faster, but a gyro bias shifts every
     /// point, so only for bias-corrected rotations.
     public var ransacUsesRotation: Bool = false
-    /// The five-point RANSAC variant. `.usac` (OpenCV's USAC) cuts the frontend's median time by about
-    /// 0.4 ms per 752×480 frame (of about 2 ms) but picks different inliers; on the 60 s simulated rooms it
-    /// changed ATE by −3 % (mono from rest), +11 % (stereo), +5 % (moving start), −3 % (shake), so the
-    /// default stays the classic `.ransac`.
+    /// The five-point RANSAC variant. `.fastRansac` (WorldTrack's own five-point solver in a copy of OpenCV's RANSAC
+    /// loop) takes about 7 % off a mono run's instructions, but on small-motion frames it picks other models than
+    /// `.ransac` and the trajectories are other draws: over five whole real-IMU flights mono's ATE went 18.4 → 21.1 mm
+    /// (docs/ACCURACY.md), so it is not the default. `.usac` (OpenCV's USAC) picks different inliers; on the 60 s
+    /// simulated rooms it changed ATE by −3 % (mono from rest), +11 % (stereo), +5 % (moving start), −3 % (shake).
     public var essentialEstimator: EpipolarRANSAC.EssentialEstimator = .ransac
     /// Stereo: KLT window side for the left-to-right match, pixels (odd). Larger than the temporal
     /// window: the two views differ by the baseline and the cameras' responses.

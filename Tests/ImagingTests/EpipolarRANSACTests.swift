@@ -2,8 +2,8 @@ import Foundation
 import Testing
 @testable import Imaging
 
-/// Row-major 3x3 helpers for the epipolar tests.
-private enum M3 {
+/// Row-major 3x3 helpers for the epipolar tests (here and in `FivePointSolverTests`).
+enum M3 {
     static func mul(_ a: [Double], _ b: [Double]) -> [Double] {
         var out = [Double](repeating: 0, count: 9)
         for r in 0..<3 {
