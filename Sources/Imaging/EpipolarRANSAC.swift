@@ -24,8 +24,8 @@ public enum EpipolarRANSAC {
         /// OpenCV's classic RANSAC over its five-point solver (`cv::findEssentialMat`, `cv::RANSAC`).
         case ransac
         /// A copy of OpenCV's classic RANSAC loop (the same random samples, Sampson test and stopping rule) around
-        /// WorldTrack's own five-point solver (Nistér's, with a root finder that brackets only the real roots): about
-        /// fifteen times fewer instructions. Among models with equally many inliers it keeps the one whose inliers'
+        /// WorldTrack's own five-point solver (Nistér's, with a root finder that brackets only the real roots): twelve
+        /// to fifteen times fewer instructions. Among models with equally many inliers it keeps the one whose inliers'
         /// summed squared Sampson error is smallest, where OpenCV keeps the first its solver lists. On well-posed
         /// problems the result is `.ransac`'s up to rounding; on frames with little motion the two solvers' rounding
         /// differs more and so do the chosen models (docs/ACCURACY.md, "Experiments that did not land").

@@ -206,7 +206,7 @@ wt_status wt_find_essential(const double *points1, const double *points2, int32_
 
 /** wt_find_essential with WorldTrack's own five-point solver (wt_essential_five_point) inside a copy of
  *  OpenCV's classic RANSAC loop: the same random samples, float Sampson test, "more inliers" rule and
- *  iteration update, about fifteen times fewer instructions. Two differences: the solvers' rounding,
+ *  iteration update, twelve to fifteen times fewer instructions. Two differences: the solvers' rounding,
  *  which on small-motion frames (an ill-conditioned five-point problem) is not small; and a model with
  *  as many inliers as the best one replaces it when its inliers' summed squared Sampson error is
  *  smaller (OpenCV keeps the first of such a tie, in the order its root finder lists). out_E has unit
