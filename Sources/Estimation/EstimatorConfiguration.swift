@@ -166,6 +166,11 @@ public struct InertialInitializerOptions: Equatable, Sendable {
     /// Check the dynamic initialiser's gyro bias against the image rotations alone (`VisualGyroBias`) and pick, among
     /// the refinement from the prior, the visual estimate and the refinement from it, one that explains both.
     public var visualGyroBias: Bool = true
+    /// With `visualGyroBias`: also search the image rotations' cost from the refinement's bias, not only from the
+    /// prior, and offer that as a fourth candidate. The cost has local minima, and a search from the prior can stop
+    /// in one (docs/ACCURACY.md, "Starting in flight": on a V1_01 render started 60 s into the flight, 0.05 rad/s off
+    /// and a scale 40 % short without it).
+    public var visualGyroBiasFromRefinement: Bool = true
     /// A gyro-bias candidate must explain the alignment and the image rotations with mean squared residuals of at most
     /// (this × the pixel noise)², in normalised image units.
     public var gyroBiasConsistency: Double = 2.0

@@ -253,6 +253,35 @@ extension DynamicInitializationTests {
         #expect(estimated.tiltDeg < 1)
     }
 
+    /// The image rotations' cost (`VisualGyroBias`) has local minima. Here (a 0.4 rad/s gyro bias, a start in motion
+    /// at 0.6 of the fixture's amplitude) its search from the zero prior stops in one and the refinement from the prior
+    /// lands 0.025 rad/s off, yet both pass the consistency checks; the search started from the refinement finds the
+    /// bias. The control is the same run without that fourth candidate.
+    @Test func searchesTheImageRotationsFromTheRefinedGyroBias() throws {
+        let scene = VIOEstimatorTests.sparse
+        let traj = EstimationTrajectory(restDuration: 0, rampDuration: 0.3, motionScale: 0.6)
+        let duration = 3.0
+        let bias = 0.4 * Vec3(sin(16 * 1.7), cos(16 * 2.3), sin(16 * 0.9 + 1)).normalized
+        let imu = traj.imuSamples(duration: duration, rate_hz: 200, gyroBias: bias, accelBias: Vec3(0.02, -0.02, 0.01),
+                                  noise: .euroc, seed: 116)
+        let frames = scene.frames(trajectory: traj, duration: duration, pixelNoise: 0.7, seed: 216)
+        func biasError(fromRefinement: Bool) throws -> Double {
+            var config = EstimatorConfiguration()
+            config.updater.pixelNoiseStd = 0.7
+            config.initializer.visualGyroBiasFromRefinement = fromRefinement
+            let vio = VIOEstimator(configuration: config, cameras: [scene.camera], imu: IMUCalibration(noise: .euroc, rate_hz: 200))
+            let run = EstimationRun(estimator: vio, trajectory: traj, imu: imu, frames: frames)
+            let k0 = try #require(run.diagnostics.firstIndex { $0.initialized })
+            #expect(run.diagnostics[k0].dynamicInitialization)
+            return (run.outputs[k0].gyroBias_B - bias).norm
+        }
+        let withIt = try biasError(fromRefinement: true), without = try biasError(fromRefinement: false)
+        print("gyro bias at dynamic init, 0.4 rad/s bias: error \(withIt) rad/s with the search from the refinement, \(without) without")
+        // Measured: 0.0097 and 0.0246 rad/s.
+        #expect(withIt < 0.015)
+        #expect(without > 0.02)
+    }
+
     /// A fault in motion (a broken accelerometer for 0.3 s) → reset → `limited(relocalizing)` → the
     /// dynamic initialiser recovers while still moving, continuing from the last good position.
     @Test func recoversFromDivergenceInMotion() throws {
