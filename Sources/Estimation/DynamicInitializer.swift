@@ -71,7 +71,7 @@ struct DynamicInitializer {
             var best: (cost: Double, bias: (value: Vec3, std: Double))?
             var candidates = [bias, (value: visual, std: bias.std), fromVisual]
             // The image rotations' cost has local minima of its own: started from the prior, its search can stop in
-            // one far from the bias (EuRoC V1_01's real IMU, 60 s into the flight: 0.13–0.19 rad/s off, while the
+            // one far from the bias (EuRoC V1_01's real IMU, 60 s into the flight: about 0.15 rad/s off, while the
             // search started from the refinement lands within 0.002 rad/s of the ground truth's bias).
             if configuration.initializer.visualGyroBiasFromRefinement,
                let fromRefined = visualGyroBias(frames: frames, buffer: buffer, tracks: tracks, start: bias.value) {

@@ -164,7 +164,8 @@ public struct InertialInitializerOptions: Equatable, Sendable {
     /// An estimated gyro bias farther than this from the prior is not trusted (the prior is kept), rad/s.
     public var maxGyroBias: Double = 0.5
     /// Check the dynamic initialiser's gyro bias against the image rotations alone (`VisualGyroBias`) and pick, among
-    /// the refinement from the prior, the visual estimate and the refinement from it, one that explains both.
+    /// the refinement from the prior, the visual estimate and the refinement from it (and, with
+    /// `visualGyroBiasFromRefinement`, the visual estimate from the refinement), one that explains both.
     public var visualGyroBias: Bool = true
     /// With `visualGyroBias`: also search the image rotations' cost from the refinement's bias, not only from the
     /// prior, and offer that as a fourth candidate. The cost has local minima, and a search from the prior can stop
