@@ -72,6 +72,11 @@ public struct RelocalizationOptions: Equatable, Sendable {
     /// outline, the point lies beyond it by more than 3 σ plus `freeSpaceRelativeTolerance` of the ray's length), more
     /// than the map points seen on it (`FreeSpaceCheck.rays`).
     public var planeInlier_m = 0.05
+    /// … in at least this many frames it was a candidate. One frame's planes are a RANSAC draw over its recent
+    /// landmarks, and a draw can join points of two surfaces into a face that stands nowhere (on the simulated room a
+    /// 15-landmark "wall" 30 cm above the floor once refuted the true place for good); a surface that is there is
+    /// found again. A place contradicted once is held: its pending confirmation starts over.
+    public var minPlaneContradictionFrames = 2
     /// Defaults.
     public init() {}
 }
@@ -104,7 +109,8 @@ public struct Relocalization: Equatable, Sendable {
 /// map's points against the run's own landmarks as the run's recent cameras see them, and the run's landmarks against
 /// what each map keyframe saw. Structure that does not repeat (furniture, the end of a wall) then sits, at a shifted
 /// place, where a camera saw through it. The evidence adds up over the frames a place is a candidate; a place with
-/// `minContradictions` such points is refuted (for the rest of the run), and a place is accepted only once enough
+/// `minContradictions` such points, or with one of the run's planes standing across what the map's keyframes saw in
+/// `minPlaneContradictionFrames` frames, is refuted (for the rest of the run), and a place is accepted only once enough
 /// points were compared for a wrong one to have shown them. Deterministic (the RANSAC's generator is seeded with the frame time).
 final class Relocalizer {
     private typealias Match = (correspondence: YawTranslationSolver.Correspondence, mapIndex: Int, frame: Int)
@@ -139,6 +145,8 @@ final class Relocalizer {
         var agreeing = Set<Int>()
         var contradicting = Set<Int>()
         var refuted = false
+        /// Frames in which one of the run's planes stood across what the map's keyframes saw.
+        var planeContradictedFrames = 0
         /// Points that contradicted it and never agreed.
         var contradictions: Int { contradicting.subtracting(agreeing).count }
         var compared: Int { agreeing.union(contradicting).count }
@@ -222,8 +230,12 @@ final class Relocalizer {
         let evidence = places[place]
         let pointsSeenThrough = evidence.contradictions >= options.minContradictions
             && Double(evidence.contradictions) >= options.minContradictionFraction * Double(evidence.compared)
-        if pointsSeenThrough || planeSeenThrough(T) {
-            places[place].refuted = true
+        let planeContradicts = !pointsSeenThrough && planeSeenThrough(T)
+        if planeContradicts { places[place].planeContradictedFrames += 1 }
+        if pointsSeenThrough || planeContradicts {
+            if pointsSeenThrough || places[place].planeContradictedFrames >= options.minPlaneContradictionFrames {
+                places[place].refuted = true
+            }
             if let p = pending, samePlace(p.T, T) { pending = nil }
             return nil
         }

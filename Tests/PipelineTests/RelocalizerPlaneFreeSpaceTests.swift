@@ -76,7 +76,10 @@ struct RelocalizerPlaneFreeSpaceTests {
     /// matches its twin, and the shifted alignment stands the wall across the map's floor at x = 7, which the map's
     /// keyframes saw through it. The map's floor ends 0.6 m behind it: close enough, for points as loose as the
     /// wall's, that the point-wise check finds the floor the keyframes saw behind a wall landmark at about its range.
-    static func run(options: RelocalizationOptions, wallStd_m: Double = 0.15) -> (found: Relocalization?, refuted: Int) {
+    /// `wallFrames`: the frames in which the run reports the wall's landmarks (all by default). When that is one frame,
+    /// the frames after it come 2 s later, so that its landmarks leave the run's recent set.
+    static func run(options: RelocalizationOptions, wallStd_m: Double = 0.15,
+                    wallFrames: ClosedRange<Int> = 0...29) -> (found: Relocalization?, refuted: Int) {
         let relocalizer = Relocalizer(map: map(), camera: camera, options: options)
         let floor = pattern.indices.filter { pattern[$0].x < 2.8 }
         let wall = wall(x: 3)
@@ -84,12 +87,13 @@ struct RelocalizerPlaneFreeSpaceTests {
         for k in 0..<30 {
             let T_Ws_C = camera(x: 0.3, y: -0.3 + 0.02 * Double(k))
             let floorInView = floor.compactMap { i in project(pattern[i], T_Ws_C).map { (i, $0) } }
-            let wallInView = wall.indices.filter { project(wall[$0], T_Ws_C) != nil }
+            let wallInView = wallFrames.contains(k) ? wall.indices.filter { project(wall[$0], T_Ws_C) != nil } : []
             let landmarks = floorInView.map { Landmark(id: $0.0, p_W: T_W_Ws.act(pattern[$0.0]), std_m: 0.02) }
                 + wallInView.map { Landmark(id: 1000 + $0, p_W: T_W_Ws.act(wall[$0]), std_m: wallStd_m) }
             let matches = floorInView.compactMap { i, n in mapped.firstIndex(of: i).map { (mapIndex: $0, normalized: n) } }
             if let found = relocalizer.consider(matches, landmarks: landmarks,
-                                                T_W_C: T_W_Ws * T_Ws_C, t_ns: TimestampNs(k) * 50_000_000) {
+                                                T_W_C: T_W_Ws * T_Ws_C,
+                                                t_ns: TimestampNs(k) * 50_000_000 + (wallFrames.count == 1 && k > wallFrames.upperBound ? 2_000_000_000 : 0)) {
                 return (found, found.refuted)
             }
         }
@@ -109,5 +113,20 @@ struct RelocalizerPlaneFreeSpaceTests {
         options.planeMaxLandmarkStd_m = 0   // no landmark makes a plane
         let (_, refuted) = Self.run(options: options)
         #expect(refuted == 0)
+    }
+
+    /// One frame's planes are a RANSAC draw over its recent landmarks and can be a face that stands nowhere (on the
+    /// simulated room a 15-landmark "wall" once refuted the true place for good): a place is refuted by the run's planes
+    /// only when they contradict it in `minPlaneContradictionFrames` frames (2).
+    @Test("a plane the run reports in one frame only does not refute the place; the control refutes on one frame")
+    func onePlaneFrameDoesNotRefute() {
+        let (_, refuted) = Self.run(options: RelocalizationOptions(), wallFrames: 20...20)
+        #expect(refuted == 0)
+        // The place is a candidate from frame 13 on (the pooled matches); with one frame enough, the wall in frame 20
+        // refutes it.
+        var once = RelocalizationOptions()
+        once.minPlaneContradictionFrames = 1
+        let (_, refutedOnce) = Self.run(options: once, wallFrames: 20...20)
+        #expect(refutedOnce >= 1)
     }
 }
