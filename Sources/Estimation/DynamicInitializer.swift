@@ -91,28 +91,16 @@ struct DynamicInitializer {
         let (rot, alpha, dt, s) = (inc.rot, inc.alpha, inc.dt, inc.last)
         // Two passes: unweighted, then each observation's rows weighted by 1/depth from the first
         // solution, so that the equations are in (approximately) image units.
-        guard var (S, rhs, used) = accumulate(tracks: tracks, rot: rot, alpha: alpha, dt: dt, weights: nil),
-              used >= 15, let x0 = solve6(S, rhs),
-              let second = accumulate(tracks: tracks, rot: rot, alpha: alpha, dt: dt,
-                                      weights: depthWeights(tracks: tracks, rot: rot, alpha: alpha, dt: dt, x: x0))
+        guard let (S0, rhs0, used0) = accumulate(tracks: tracks, rot: rot, alpha: alpha, dt: dt, weights: nil),
+              used0 >= 15, let x0 = solve6(S0, rhs0) else { return nil }
+        let weights = depthWeights(tracks: tracks, rot: rot, alpha: alpha, dt: dt, x: x0)
+        guard let (S, rhs, used) = accumulate(tracks: tracks, rot: rot, alpha: alpha, dt: dt, weights: weights),
+              used >= 15, let solution = alignment(S, rhs, gravityFree: s.v_W, span: dt[dt.count - 1])
         else { return nil }
-        (S, rhs, used) = second
-        guard used >= 15 else { return nil }
-        guard let xs = solve6(S, rhs) else { return nil }
-        var g = Vec3(xs[3], xs[4], xs[5])
-        let found = g.norm
-        guard found.isFinite, abs(found / configuration.gravity - 1) < 0.1 else { return nil }
-        g = g * (configuration.gravity / found)
-        // Re-solve v0 with gravity fixed: S_vv v0 = rhs_v − S_vg g.
-        let Svv = Mat3(rows: Vec3(S[0], S[1], S[2]), Vec3(S[6], S[7], S[8]), Vec3(S[12], S[13], S[14]))
-        let Svg = Mat3(rows: Vec3(S[3], S[4], S[5]), Vec3(S[9], S[10], S[11]), Vec3(S[15], S[16], S[17]))
-        guard abs(Svv.determinant) > 1e-300 else { return nil }
-        let v0Fixed = Svv.inverse * (Vec3(rhs[0], rhs[1], rhs[2]) - Svg * g)
+        let (g, vT_B0, found) = (solution.g, solution.vT, solution.found)
         // Orientation of B0 with yaw 0: gravity in B0 is −(0, 0, g) in W, i.e. the "specific force" f = −g.
         let R_W_B0 = gravityAlignedRotation(specificForce: -g)
-        // The state at the newest frame T (origin there: the position gauge): v_T = v0 + g·T + β_T.
         let T = dt[dt.count - 1]
-        let vT_B0 = v0Fixed + T * g + s.v_W
         let R_W_BT = R_W_B0 * s.R_W_B
         let state = IMUState(t_ns: lastFrame.t_ns, R_W_B: R_W_BT, p_W: .zero, v_W: R_W_B0.act(vT_B0), gyroBias_B: bias.value)
 
@@ -147,7 +135,67 @@ struct DynamicInitializer {
             P[ErrorIndex.gyroBias + i, ErrorIndex.gyroBias + i] = bias.std * bias.std
             P[ErrorIndex.accelBias + i, ErrorIndex.accelBias + i] = ba2
         }
+        if configuration.initializer.tiltAccelBiasCorrelation,
+           let K = accelBiasSensitivity(frames: frames, buffer: buffer, tracks: tracks, gyroBias: bias.value, weights: weights,
+                                        nominal: solution) {
+            // The alignment took the accelerometer bias as zero; a bias δb moves its answer by K δb. So the tilt and
+            // velocity are correlated with the bias by K σ²: what the filter later learns of one, it learns of the
+            // other. Their own covariance gains K σ² Kᵀ on top of the bounds above, which stay as the margin for what
+            // the alignment's noise model leaves out (with K σ² Kᵀ in their place the filter was overconfident: on the
+            // estimator's simulated starts in motion its tilt, bias and position came out worse than without any of
+            // this). Tilt about W's up is the yaw gauge: taken out.
+            let up = RT.transposed * Vec3(0, 0, 1)
+            let Kθ = (Mat3.identity - Mat3.outer(up, up)) * (s.R_W_B.matrix.transposed * K.theta0)
+            let Kv = R0 * K.velocity
+            P.setBlock(ErrorIndex.theta, ErrorIndex.theta, RT.transposed * SigmaTheta_W * RT + ba2 * (Kθ * Kθ.transposed))
+            P.setBlock(ErrorIndex.velocity, ErrorIndex.velocity, SigmaV_W + ba2 * (Kv * Kv.transposed))
+            P.setBlock(ErrorIndex.theta, ErrorIndex.velocity, ba2 * (Kθ * Kv.transposed))
+            P.setBlock(ErrorIndex.velocity, ErrorIndex.theta, ba2 * (Kv * Kθ.transposed))
+            P.setBlock(ErrorIndex.theta, ErrorIndex.accelBias, ba2 * Kθ)
+            P.setBlock(ErrorIndex.accelBias, ErrorIndex.theta, ba2 * Kθ.transposed)
+            P.setBlock(ErrorIndex.velocity, ErrorIndex.accelBias, ba2 * Kv)
+            P.setBlock(ErrorIndex.accelBias, ErrorIndex.velocity, ba2 * Kv.transposed)
+        }
         return Result(state: state, covariance: P, gravityFound: found)
+    }
+
+    /// The alignment's answer from its Schur-reduced normal equations: gravity scaled to `g` exactly (`found` is its
+    /// magnitude before), `v0` re-solved with it, and the velocity at the window's end `v_T = v0 + g·T + β_T` (B0;
+    /// `gravityFree` is `β_T`, `span` is `T`). `nil` when gravity is off by more than 10 % or the system is singular.
+    func alignment(_ S: [Double], _ rhs: [Double], gravityFree: Vec3, span T: Double) -> (g: Vec3, vT: Vec3, found: Double)? {
+        guard let xs = solve6(S, rhs) else { return nil }
+        var g = Vec3(xs[3], xs[4], xs[5])
+        let found = g.norm
+        guard found.isFinite, abs(found / configuration.gravity - 1) < 0.1 else { return nil }
+        g = g * (configuration.gravity / found)
+        // Re-solve v0 with gravity fixed: S_vv v0 = rhs_v − S_vg g.
+        let Svv = Mat3(rows: Vec3(S[0], S[1], S[2]), Vec3(S[6], S[7], S[8]), Vec3(S[12], S[13], S[14]))
+        let Svg = Mat3(rows: Vec3(S[3], S[4], S[5]), Vec3(S[9], S[10], S[11]), Vec3(S[15], S[16], S[17]))
+        guard abs(Svv.determinant) > 1e-300 else { return nil }
+        let v0Fixed = Svv.inverse * (Vec3(rhs[0], rhs[1], rhs[2]) - Svg * g)
+        return (g, v0Fixed + T * g + gravityFree, found)
+    }
+
+    /// How the alignment's answer moves with the accelerometer bias it assumed (zero), by finite differences: the
+    /// window integrated again with a bias of 1 mm/s² on each body axis, aligned with the same weights. Columns: the
+    /// tilt of B0 (right perturbation, B0 frame, `δθ = −ĝ × δĝ`) and the velocity error at T (B0 axes, including the
+    /// turn of `v_T` by that tilt: `δv_T + δθ × v_T`), per m/s² of bias. `nil` when a perturbed window fails to align.
+    func accelBiasSensitivity(frames: [WindowFrame], buffer: IMUBuffer, tracks: Tracks, gyroBias: Vec3,
+                              weights: [Int: [Double]], nominal: (g: Vec3, vT: Vec3, found: Double)) -> (theta0: Mat3, velocity: Mat3)? {
+        let h = 1e-3
+        let gHat = nominal.g.normalized
+        var theta: [Vec3] = [], velocity: [Vec3] = []
+        for axis in 0..<3 {
+            let e = Vec3(axis == 0 ? h : 0, axis == 1 ? h : 0, axis == 2 ? h : 0)
+            let inc = integrate(frames: frames, buffer: buffer, gyroBias: gyroBias, accelBias: e)
+            guard let (S, rhs, _) = accumulate(tracks: tracks, rot: inc.rot, alpha: inc.alpha, dt: inc.dt, weights: weights),
+                  let moved = alignment(S, rhs, gravityFree: inc.last.v_W, span: inc.dt[inc.dt.count - 1])
+            else { return nil }
+            let dTheta = (-1 / h) * gHat.cross(moved.g.normalized - gHat)
+            theta.append(dTheta)
+            velocity.append((1 / h) * (moved.vT - nominal.vT) + dTheta.cross(nominal.vT))
+        }
+        return (Mat3(columns: theta[0], theta[1], theta[2]), Mat3(columns: velocity[0], velocity[1], velocity[2]))
     }
 
     /// Observations per feature id: (frame index, camera index, normalised coordinates).
@@ -187,9 +235,9 @@ struct DynamicInitializer {
     }
 
     /// Integrates the IMU over the window with gyro bias `gyroBias` (rad/s, body), without gravity.
-    func integrate(frames: [WindowFrame], buffer: IMUBuffer, gyroBias: Vec3) -> Increments {
+    func integrate(frames: [WindowFrame], buffer: IMUBuffer, gyroBias: Vec3, accelBias: Vec3 = .zero) -> Increments {
         let integrator = IMUPropagator(noise: noise, gravity_W: .zero)
-        var s = IMUState(t_ns: frames[0].t_ns, gyroBias_B: gyroBias)
+        var s = IMUState(t_ns: frames[0].t_ns, gyroBias_B: gyroBias, accelBias_B: accelBias)
         var rot: [SO3] = [], alpha: [Vec3] = [], dt: [Double] = []
         for f in frames {
             integrator.propagateMean(&s, to: f.t_ns, buffer: buffer)

@@ -182,6 +182,12 @@ public struct InertialInitializerOptions: Equatable, Sendable {
     public var initialGyroBiasStd: Double = 0.05
     /// Prior 1-σ of the accelerometer bias at initialisation, m/s² (MEMS datasheets: 0.05–0.2).
     public var initialAccelBiasStd: Double = 0.1
+    /// Dynamic initialisation: correlate the initial tilt and velocity with the accelerometer bias as the alignment's
+    /// linear dependence on the bias it assumed (zero) says (`DynamicInitializer.accelBiasSensitivity`), and widen
+    /// their covariance by that share, on top of the independent bounds (tilt `σ_ba / g` across gravity, velocity
+    /// `σ_ba · T`). The filter then corrects the bias with what it learns of the tilt and velocity, and the reverse
+    /// (docs/ACCURACY.md, "Starting in flight").
+    public var tiltAccelBiasCorrelation: Bool = true
     /// Prior 1-σ of the velocity at static initialisation, m/s.
     public var initialVelocityStd: Double = 0.02
 
