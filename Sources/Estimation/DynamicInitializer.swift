@@ -145,8 +145,8 @@ struct DynamicInitializer {
             // estimator's simulated starts in motion its tilt, bias and position came out worse than without any of
             // this). Tilt about W's up is the yaw gauge: taken out.
             let up = RT.transposed * Vec3(0, 0, 1)
-            let Kθ = (Mat3.identity - Mat3.outer(up, up)) * (s.R_W_B.matrix.transposed * K.theta0)
-            let Kv = R0 * K.velocity
+            let Kθ = (Mat3.identity - Mat3.outer(up, up)) * (s.R_W_B.matrix.transposed * K.tilt_B0)
+            let Kv = R0 * K.velocity_B0
             P.setBlock(ErrorIndex.theta, ErrorIndex.theta, RT.transposed * SigmaTheta_W * RT + ba2 * (Kθ * Kθ.transposed))
             P.setBlock(ErrorIndex.velocity, ErrorIndex.velocity, SigmaV_W + ba2 * (Kv * Kv.transposed))
             P.setBlock(ErrorIndex.theta, ErrorIndex.velocity, ba2 * (Kθ * Kv.transposed))
@@ -181,10 +181,10 @@ struct DynamicInitializer {
     /// tilt of B0 (right perturbation, B0 frame, `δθ = −ĝ × δĝ`) and the velocity error at T (B0 axes, including the
     /// turn of `v_T` by that tilt: `δv_T + δθ × v_T`), per m/s² of bias. `nil` when a perturbed window fails to align.
     func accelBiasSensitivity(frames: [WindowFrame], buffer: IMUBuffer, tracks: Tracks, gyroBias: Vec3,
-                              weights: [Int: [Double]], nominal: (g: Vec3, vT: Vec3, found: Double)) -> (theta0: Mat3, velocity: Mat3)? {
+                              weights: [Int: [Double]], nominal: (g: Vec3, vT: Vec3, found: Double)) -> (tilt_B0: Mat3, velocity_B0: Mat3)? {
         let h = 1e-3
         let gHat = nominal.g.normalized
-        var theta: [Vec3] = [], velocity: [Vec3] = []
+        var tilt: [Vec3] = [], velocity: [Vec3] = []
         for axis in 0..<3 {
             let e = Vec3(axis == 0 ? h : 0, axis == 1 ? h : 0, axis == 2 ? h : 0)
             let inc = integrate(frames: frames, buffer: buffer, gyroBias: gyroBias, accelBias: e)
@@ -192,10 +192,10 @@ struct DynamicInitializer {
                   let moved = alignment(S, rhs, gravityFree: inc.last.v_W, span: inc.dt[inc.dt.count - 1])
             else { return nil }
             let dTheta = (-1 / h) * gHat.cross(moved.g.normalized - gHat)
-            theta.append(dTheta)
+            tilt.append(dTheta)
             velocity.append((1 / h) * (moved.vT - nominal.vT) + dTheta.cross(nominal.vT))
         }
-        return (Mat3(columns: theta[0], theta[1], theta[2]), Mat3(columns: velocity[0], velocity[1], velocity[2]))
+        return (Mat3(columns: tilt[0], tilt[1], tilt[2]), Mat3(columns: velocity[0], velocity[1], velocity[2]))
     }
 
     /// Observations per feature id: (frame index, camera index, normalised coordinates).

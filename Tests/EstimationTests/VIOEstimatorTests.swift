@@ -340,18 +340,14 @@ extension DynamicInitializationTests {
         let unbiased = try #require(initializer.initialize(frames: frames, buffer: buffer(.zero), gyroBias: .zero))
         let biased = try #require(initializer.initialize(frames: frames, buffer: buffer(b), gyroBias: .zero))
         let ba2 = pow(config.initializer.initialAccelBiasStd, 2)
-        func block(_ P: Mat15, _ r: Int, _ c: Int) -> Mat3 {
-            Mat3(rows: Vec3(P[r, c], P[r, c + 1], P[r, c + 2]), Vec3(P[r + 1, c], P[r + 1, c + 1], P[r + 1, c + 2]),
-                 Vec3(P[r + 2, c], P[r + 2, c + 1], P[r + 2, c + 2]))
-        }
         // The error of the biased answer against the unbiased one (the truth, up to the window's own error):
         // R_true = R_est · Exp(δθ), v_true = v_est + δv; across gravity only (about it is the yaw gauge).
         let up = biased.state.R_W_B.inverse.act(Vec3(0, 0, 1))
         let across = Mat3.identity - Mat3.outer(up, up)
         let tilt = across * (biased.state.R_W_B.inverse * unbiased.state.R_W_B).log
         let velocity = unbiased.state.v_W - biased.state.v_W
-        let predictedTilt = (1 / ba2) * (block(biased.covariance, ErrorIndex.theta, ErrorIndex.accelBias) * b)
-        let predictedVelocity = (1 / ba2) * (block(biased.covariance, ErrorIndex.velocity, ErrorIndex.accelBias) * b)
+        let predictedTilt = (1 / ba2) * (biased.covariance.block(ErrorIndex.theta, ErrorIndex.accelBias) * b)
+        let predictedVelocity = (1 / ba2) * (biased.covariance.block(ErrorIndex.velocity, ErrorIndex.accelBias) * b)
         print("accel-bias sensitivity: tilt \(tilt) rad against \(predictedTilt) predicted; velocity \(velocity) m/s against \(predictedVelocity)")
         // A 0.17 m/s² bias across gravity reads as about 1° of tilt; the velocity moves by several cm/s.
         #expect(predictedTilt.norm > 0.005 && predictedVelocity.norm > 0.02)
