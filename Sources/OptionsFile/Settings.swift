@@ -200,6 +200,7 @@ public enum Settings {
         .double("relocalization.planeMaxLandmarkStd_m", \.relocalization.planeMaxLandmarkStd_m, "Free space per surface: the run's planes are gravity-aligned planes among its recent landmarks with σ up to this, metres, at least as many as the world layer needs for a plane …", 0...10),
         .double("relocalization.planeInlier_m", \.relocalization.planeInlier_m, "… within this distance of it, metres; a place is refuted when the map's keyframes saw at least minContradictions map points through one of them, more than they saw on it.", 0...10),
         .int("relocalization.minPlaneContradictionFrames", \.relocalization.minPlaneContradictionFrames, "… in at least this many frames the place was a candidate (one frame's planes are a RANSAC draw; a place contradicted once waits for its confirmation again).", 1...Int64(Int32.max)),
+        .bool("relocalization.confirmationWaitsForStructure", \.relocalization.confirmationWaitsForStructure, "A confirmed candidate that only waits for enough map points compared stays confirmed while the following frames' candidates agree with it, instead of being confirmed again once its pending candidate expired."),
     ]
 
     /// Properties that are not settings of the file, with the reason.

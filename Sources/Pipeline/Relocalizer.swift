@@ -77,6 +77,10 @@ public struct RelocalizationOptions: Equatable, Sendable {
     /// 15-landmark "wall" 30 cm above the floor once refuted the true place for good); a surface that is there is
     /// found again. A place contradicted once is held: its pending confirmation starts over.
     public var minPlaneContradictionFrames = 2
+    /// A confirmed candidate that waits for enough map points compared (the structure rule) stays confirmed while the
+    /// candidates of the following frames agree with it (each within `2 × verifyAfterFrames` of the last), instead of
+    /// being confirmed again from scratch once its pending candidate expired.
+    public var confirmationWaitsForStructure = true
     /// Defaults.
     public init() {}
 }
@@ -122,6 +126,10 @@ final class Relocalizer {
     private var frame = 0
     private var lastT_ns: TimestampNs = 0
     private var pending: (frame: Int, T: SE3)?
+    /// A candidate a later one confirmed that only the structure rule holds back (too few map points compared yet):
+    /// it waits for that evidence instead of being confirmed again, followed from frame to frame by the candidates that
+    /// agree with it.
+    private var confirmed: (frame: Int, T: SE3)?
     /// The run's own landmarks (its frame W) reported over the last `liveWindow_ns`, by track id.
     private var live: [Int: (p_W: Vec3, std_m: Double, t_ns: TimestampNs)] = [:]
     private let liveWindow_ns: TimestampNs = 1_500_000_000
@@ -237,17 +245,25 @@ final class Relocalizer {
                 places[place].refuted = true
             }
             if let p = pending, samePlace(p.T, T) { pending = nil }
+            if let c = confirmed, samePlace(c.T, T) { confirmed = nil }
             return nil
         }
-        if let p = pending, frame - p.frame > 2 * options.verifyAfterFrames { pending = nil }
-        guard let p = pending else { pending = (frame, T); return nil }
-        guard frame - p.frame >= options.verifyAfterFrames else { return nil }
-        guard agree(p.T, T) else { pending = (frame, T); return nil }
+        if let c = confirmed, frame - c.frame > 2 * options.verifyAfterFrames || !agree(c.T, T) { confirmed = nil }
+        if confirmed == nil {
+            if let p = pending, frame - p.frame > 2 * options.verifyAfterFrames { pending = nil }
+            guard let p = pending else { pending = (frame, T); return nil }
+            guard frame - p.frame >= options.verifyAfterFrames else { return nil }
+            guard agree(p.T, T) else { pending = (frame, T); return nil }
+        }
         // Inliers, and map points the free-space check found where the run's cameras see a surface, whose surfaces leave
         // a direction to appearance alone: accepted only once enough of the map was compared to have refuted a wrong
-        // place (the run's own structure grows as it moves); until then the pending candidate waits.
+        // place (the run's own structure grows as it moves); until then the confirmed candidate waits, followed by the
+        // candidates that agree with it.
         if !spansThreeDirections(inliers.map { pooled[$0].key } + evidence.agreeing.filter { $0 >= 0 }.sorted()),
-           Double(evidence.mapPointsCompared) * options.minContradictionFraction < Double(options.minContradictions) { return nil }
+           Double(evidence.mapPointsCompared) * options.minContradictionFraction < Double(options.minContradictions) {
+            if options.confirmationWaitsForStructure { confirmed = (frame, T) }
+            return nil
+        }
         result = Relocalization(t_ns: t_ns, T_Ws_W: T, inliers: inliers.count, refuted: refutedCount)
         return result
     }

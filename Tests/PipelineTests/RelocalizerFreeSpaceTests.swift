@@ -66,8 +66,9 @@ struct RelocalizerFreeSpaceTests {
     /// Runs the relocaliser over 30 frames of a camera sliding along y at `x` (world = the map's frame); each frame's
     /// features are the scene's points in view (`scene`, by landmark id), matched to map point `mapIndex(id)`.
     static func run(x: Double, scene: [Vec3], mapIndex: (Int) -> Int, frames: Int = 30,
+                    options: RelocalizationOptions = RelocalizationOptions(),
                     path: ((Int) -> (x: Double, y: Double))? = nil) -> (found: Relocalization?, refuted: Int) {
-        let relocalizer = Relocalizer(map: map(), camera: camera, options: RelocalizationOptions())
+        let relocalizer = Relocalizer(map: map(), camera: camera, options: options)
         let T_W_Ws = T_Ws_W.inverse
         for k in 0..<frames {
             let at: (x: Double, y: Double) = path?(k) ?? (x, -0.3 + 0.02 * Double(k))
@@ -103,5 +104,22 @@ struct RelocalizerFreeSpaceTests {
         #expect((T.T_Ws_W.translation - Self.T_Ws_W.translation).norm < 0.01)
         #expect(abs(T.T_Ws_W.rotation.yaw - Self.T_Ws_W.rotation.yaw) < 0.005)
         #expect(refuted == 0)
+    }
+
+    @Test("a confirmed place that waits for enough compared points is accepted as soon as they are, not confirmed again")
+    func confirmedPlaceWaitsForStructure() throws {
+        // The control's walk: the true place is a candidate in every frame and confirmed 3 frames after the first,
+        // long before 150 of the map's points were compared. Without the carry-over the confirmation expires after 6
+        // frames and starts over, so the frame that brings the 150th point accepts only if it falls 3–6 frames after
+        // the latest restart.
+        let scene = Self.pattern.map { $0 + Vec3(Self.period, 0, 0) } + Self.table
+        let path: (Int) -> (x: Double, y: Double) = { k in (Self.period - 0.6 + 0.015 * Double(k), 0.9 * sin(0.05 * Double(k))) }
+        var off = RelocalizationOptions()
+        off.confirmationWaitsForStructure = false
+        let withIt = try #require(Self.run(x: 0, scene: scene, mapIndex: { $0 }, frames: 200, path: path).found)
+        let without = try #require(Self.run(x: 0, scene: scene, mapIndex: { $0 }, frames: 200, options: off, path: path).found)
+        #expect(withIt.t_ns < without.t_ns, "accepted at \(withIt.t_ns / 50_000_000) with the carry-over, \(without.t_ns / 50_000_000) without")
+        #expect((withIt.T_Ws_W.translation - Self.T_Ws_W.translation).norm < 0.01)
+        #expect(withIt.refuted == 0)
     }
 }
