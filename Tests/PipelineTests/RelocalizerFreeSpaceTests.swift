@@ -29,6 +29,12 @@ struct RelocalizerFreeSpaceTests {
     }()
     static let table: [Vec3] = (0..<20).map { i in Vec3(4.8 + Double(i % 5) * 0.25, -0.5 + Double(i / 5) * 0.33, 0.75) }
 
+    /// What region A shows (its floor, the pattern one period on, and the table): the map's own points, in the map's frame.
+    static var regionA: [Vec3] { pattern.map { $0 + Vec3(period, 0, 0) } + table }
+
+    /// A walk along A that zig-zags across it (frame k → camera x, y), seeing most of its 170 points in about 120 frames.
+    static func zigZagAlongA(_ k: Int) -> (x: Double, y: Double) { (period - 0.6 + 0.015 * Double(k), 0.9 * sin(0.05 * Double(k))) }
+
     /// Camera 0 at `(x, y, 1.3)` looking along +x, 50° down (OpenCV axes: z forward, x right, y down).
     static func camera(x: Double, y: Double) -> SE3 {
         let pitch = 50 * Double.pi / 180
@@ -96,10 +102,7 @@ struct RelocalizerFreeSpaceTests {
         // Floor and table tops are horizontal: only texture fixes the alignment along them, so the place is accepted
         // once 150 of the map's points were compared with the run's landmarks (`minContradictionFraction`): the camera
         // walks along A and zig-zags across it, seeing most of its 170 points (about 120 frames).
-        let scene = Self.pattern.map { $0 + Vec3(Self.period, 0, 0) } + Self.table
-        let (found, refuted) = Self.run(x: Self.period + 0.3, scene: scene, mapIndex: { $0 }, frames: 200) { k in
-            (Self.period - 0.6 + 0.015 * Double(k), 0.9 * sin(0.05 * Double(k)))
-        }
+        let (found, refuted) = Self.run(x: Self.period + 0.3, scene: Self.regionA, mapIndex: { $0 }, frames: 200, path: Self.zigZagAlongA)
         let T = try #require(found)
         #expect((T.T_Ws_W.translation - Self.T_Ws_W.translation).norm < 0.01)
         #expect(abs(T.T_Ws_W.rotation.yaw - Self.T_Ws_W.rotation.yaw) < 0.005)
@@ -112,12 +115,11 @@ struct RelocalizerFreeSpaceTests {
         // long before 150 of the map's points were compared. Without the carry-over the confirmation expires after 6
         // frames and starts over, so the frame that brings the 150th point accepts only if it falls 3–6 frames after
         // the latest restart.
-        let scene = Self.pattern.map { $0 + Vec3(Self.period, 0, 0) } + Self.table
-        let path: (Int) -> (x: Double, y: Double) = { k in (Self.period - 0.6 + 0.015 * Double(k), 0.9 * sin(0.05 * Double(k))) }
         var off = RelocalizationOptions()
         off.confirmationWaitsForStructure = false
-        let withIt = try #require(Self.run(x: 0, scene: scene, mapIndex: { $0 }, frames: 200, path: path).found)
-        let without = try #require(Self.run(x: 0, scene: scene, mapIndex: { $0 }, frames: 200, options: off, path: path).found)
+        let withIt = try #require(Self.run(x: 0, scene: Self.regionA, mapIndex: { $0 }, frames: 200, path: Self.zigZagAlongA).found)
+        let without = try #require(Self.run(x: 0, scene: Self.regionA, mapIndex: { $0 }, frames: 200, options: off,
+                                            path: Self.zigZagAlongA).found)
         #expect(withIt.t_ns < without.t_ns, "accepted at \(withIt.t_ns / 50_000_000) with the carry-over, \(without.t_ns / 50_000_000) without")
         #expect((withIt.T_Ws_W.translation - Self.T_Ws_W.translation).norm < 0.01)
         #expect(withIt.refuted == 0)
