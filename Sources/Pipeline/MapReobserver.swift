@@ -181,12 +181,22 @@ final class MapReobserver {
 
     /// The map points kept (W), by id.
     var mapPoints: [MapPoint] { points.values.sorted { $0.id < $1.id } }
+    /// The map points kept (W), in no particular order: for a caller whose result does not depend on it, without
+    /// `mapPoints`' sort (a per-frame cost).
+    var unorderedMapPoints: Dictionary<Int, MapPoint>.Values { points.values }
 
     /// The descriptor of a live track (computed where it started), if it has one.
     func descriptor(ofTrack id: Int) -> ORBDescriptor? { descriptors[id]?.0 }
 
     /// The map point a live track observes: its own, or the one it was matched to.
     func mapPointId(ofTrack id: Int) -> Int? { points[id] != nil ? id : matched[id]?.mapId }
+
+    /// Drops the points whose ids satisfy `predicate` (a loaded map's, when its place was revoked), and the matches of
+    /// live tracks to them.
+    func remove(where predicate: (Int) -> Bool) {
+        points = points.filter { !predicate($0.key) }
+        matched = matched.filter { !predicate($0.value.mapId) }
+    }
 
     /// Adds points from a saved map, already expressed in W, with ids that no feature track uses; they can be
     /// matched from the next frame on (their last sighting is set `minGap_ns` before `t_ns`).

@@ -81,6 +81,14 @@ public struct RelocalizationOptions: Equatable, Sendable {
     /// candidates of the following frames agree with it (each within `2 × verifyAfterFrames` of the last), instead of
     /// being confirmed again from scratch once its pending candidate expired.
     public var confirmationWaitsForStructure = true
+    /// After acceptance, the run's own precise points (the map reuse's, in the run's frame) keep being compared with what
+    /// the map's keyframes saw, at the accepted place: once at least `minContradictions` of them, and
+    /// `minContradictionFraction` of those compared, sit where a keyframe looked through them, the place is revoked —
+    /// the run reports `limited(relocalizing)` again, the place stays refuted and the search goes on. A texture that
+    /// repeats can pass every check while the run sees only a part of the room the map does not hold; the structure
+    /// the run maps afterwards (its own points, centimetre-precise, not only the last 1.5 s of young landmarks)
+    /// is then what exposes the wrong place.
+    public var revokesContradictedPlace = true
     /// Defaults.
     public init() {}
 }
@@ -95,6 +103,19 @@ public struct Relocalization: Equatable, Sendable {
     public var inliers: Int
     /// Candidate alignments refuted by the free-space check before this one (a repeating scene's other places).
     public var refuted: Int = 0
+}
+
+/// A relocalisation that the run's own structure contradicted after it was accepted.
+public struct Revocation: Equatable, Sendable {
+    /// Time of the frame that accepted the place, ns, …
+    public var accepted_ns: TimestampNs
+    /// … and of the frame that revoked it, ns.
+    public var revoked_ns: TimestampNs
+    /// The place: the saved map's frame from the run's (`p_Ws = T_Ws_W · p_W`).
+    public var T_Ws_W: SE3
+    /// The run's points that a map keyframe looked through at that place, and those compared (agreeing or not).
+    public var contradicting: Int
+    public var compared: Int
 }
 
 /// Finds a loaded world map in the live frames: the features' ORB descriptors (computed where they are now) are
@@ -115,7 +136,9 @@ public struct Relocalization: Equatable, Sendable {
 /// place, where a camera saw through it. The evidence adds up over the frames a place is a candidate; a place with
 /// `minContradictions` such points, or with one of the run's planes standing across what the map's keyframes saw in
 /// `minPlaneContradictionFrames` frames, is refuted (for the rest of the run), and a place is accepted only once enough
-/// points were compared for a wrong one to have shown them. Deterministic (the RANSAC's generator is seeded with the frame time).
+/// points were compared for a wrong one to have shown them. An accepted place keeps being checked (`watch`): the run's
+/// own precise points, as it maps them, against what the map's keyframes saw; a place they contradict is revoked and
+/// the search goes on. Deterministic (the RANSAC's generator is seeded with the frame time).
 final class Relocalizer {
     private typealias Match = (correspondence: YawTranslationSolver.Correspondence, mapIndex: Int, frame: Int)
     private let points: [WorldMap.MapPoint]
@@ -143,8 +166,8 @@ final class Relocalizer {
     private let normals: [Vec3?]
     /// The places that were candidates, with their free-space evidence.
     private var places: [Place] = []
-    /// How many places the free-space check refuted so far.
-    var refutedCount: Int { places.filter(\.refuted).count }
+    /// How many places the free-space check refuted so far before they were accepted (revoked places aside).
+    var refutedCount: Int { places.filter(\.refuted).count - revocations.count }
 
     /// What the free-space check gathered for one place over the frames it was a candidate: the distinct points
     /// (map point indices ≥ 0, the run's landmarks as −1 − track id) that agreed with it or contradicted it.
@@ -163,6 +186,10 @@ final class Relocalizer {
     }
     /// The accepted alignment, once found.
     private(set) var result: Relocalization?
+    /// Places revoked so far, oldest first.
+    private(set) var revocations: [Revocation] = []
+    /// The run's own precise points judged at the accepted place (`watch`), by id: each once, when first offered.
+    private var ownVerdicts: [Int: FreeSpaceCheck.Verdict] = [:]
 
     init(map: WorldMap, camera: CameraCalibration, options: RelocalizationOptions) {
         self.points = map.points
@@ -265,7 +292,48 @@ final class Relocalizer {
             return nil
         }
         result = Relocalization(t_ns: t_ns, T_Ws_W: T, inliers: inliers.count, refuted: refutedCount)
+        pending = nil
+        confirmed = nil
         return result
+    }
+
+    /// After acceptance, once per frame: the run's own precise points (`own`: id, position in the run's frame W, 1-σ;
+    /// the map reuse's, not the loaded map's; in any order) not judged yet are compared with what the map's keyframes
+    /// saw, at the accepted place, each once (so the outcome does not depend on the order). Returns the revocation when the points a keyframe looked through reach
+    /// `minContradictions` and `minContradictionFraction` of those compared; the place is then refuted and the search
+    /// starts again. (The run's young landmarks are not used: σ 0.1–0.2 m, they agree with nearly anything, and the
+    /// hundreds that agree would dilute the few that contradict below the fraction.)
+    func watch(own: [(id: Int, p_W: Vec3, std_m: Double)], t_ns: TimestampNs) -> Revocation? {
+        guard options.revokesContradictedPlace, let accepted = result, !keyframeViews.isEmpty else { return nil }
+        let fresh = own.filter { ownVerdicts[$0.id] == nil }
+        guard !fresh.isEmpty else { return nil }
+        for (p, v) in zip(fresh, judge(fresh, at: accepted.T_Ws_W)) { ownVerdicts[p.id] = v }
+        let compared = ownVerdicts.values.filter { $0 != .unknown }.count
+        let contradicting = ownVerdicts.values.filter { $0 == .contradicts }.count
+        guard contradicting >= options.minContradictions,
+              Double(contradicting) >= options.minContradictionFraction * Double(compared) else { return nil }
+        let revocation = Revocation(accepted_ns: accepted.t_ns, revoked_ns: t_ns, T_Ws_W: accepted.T_Ws_W,
+                                    contradicting: contradicting, compared: compared)
+        revocations.append(revocation)
+        if let i = places.firstIndex(where: { samePlace($0.T_Ws_W, accepted.T_Ws_W) }) { places[i].refuted = true }
+        else { places.append(Place(T_Ws_W: accepted.T_Ws_W, refuted: true)) }
+        result = nil
+        ownVerdicts = [:]
+        window = [:]; cameras = []
+        return revocation
+    }
+
+    /// The run's points (its frame W) aligned by `T_Ws_W` and compared with what the map's keyframes saw, one verdict
+    /// each (`FreeSpaceCheck.combine` over the keyframes).
+    private func judge(_ run: [(id: Int, p_W: Vec3, std_m: Double)], at T_Ws_W: SE3) -> [FreeSpaceCheck.Verdict] {
+        guard !run.isEmpty else { return [] }
+        let radius = options.freeSpaceRadius_px / camera.model.intrinsics.fx
+        let run_Ws = run.map { (p: T_Ws_W.act($0.p_W), std: $0.std_m) }
+        return FreeSpaceCheck.combine(keyframeViews.map { k -> [FreeSpaceCheck.Verdict] in
+            let T_C_Ws = k.T_Ws_C.inverse
+            let seen = FreeSpaceCheck.samples(run_Ws.map { (p_C: T_C_Ws.act($0.p), std_m: $0.std) })
+            return FreeSpaceCheck.compare(seen, view: k.samples, radius_rad: radius, relativeTolerance: options.freeSpaceRelativeTolerance)
+        })
     }
 
     /// Adds this frame's free-space evidence on the alignment `T_Ws_W` to a place's: the map's points against the run's

@@ -119,6 +119,8 @@ public struct PipelineSummary: Sendable {
     public var lastEstimate: EstimatorOutput?
     /// With a loaded world map: where and when the run found it (nil: not found).
     public var relocalization: Relocalization?
+    /// With a loaded world map: places accepted and later revoked (`RelocalizationOptions.revokesContradictedPlace`).
+    public var revokedRelocalizations: [Revocation] = []
 }
 
 /// A frame the pipeline skipped because its image file could not be decoded (corrupt data).
@@ -263,7 +265,7 @@ public final class TrackingPipeline {
                                    wall_s: wall, stages: profiler.statistics, total: profiler.total,
                                    secondsToNormal: firstNormalT.map { Time.seconds($0 - firstFrameT) },
                                    skippedImages: skipped, stoppedEarly: stoppedEarly, lastEstimate: lastEstimate,
-                                   relocalization: relocalizer?.result)
+                                   relocalization: relocalizer?.result, revokedRelocalizations: relocalizer?.revocations ?? [])
         }
         summarySoFar = nil
         defer { if summarySoFar == nil { summarySoFar = summary(completed: false) } }
@@ -328,6 +330,13 @@ public final class TrackingPipeline {
                        let found = try relocalizer.attempt(features.features, landmarks: estimate.landmarks, image: images.0, T_W_C: estimate.T_W_C, t_ns: left.t_ns) {
                         restored = relocalized(found, t_ns: left.t_ns)
                     }
+                }
+                // A place the run's own structure contradicts since it was accepted is revoked: what was reported in
+                // it is withdrawn and the search goes on.
+                if relocalizer.result != nil, estimate.trackingState == .normal, let reobserver,
+                   let revocation = relocalizer.watch(own: reobserver.unorderedMapPoints.filter { $0.id < Self.loadedIdBase }
+                                                        .map { (id: $0.id, p_W: $0.p_W, std_m: $0.std_m) }, t_ns: left.t_ns) {
+                    restored += revoked(revocation, t_ns: left.t_ns)
                 }
                 if let found = relocalizer.result {
                     estimate = estimate.transformed(by: found.T_Ws_W)
@@ -417,6 +426,16 @@ public final class TrackingPipeline {
         let landmarks = loadedMap.points.map { Landmark(id: Self.loadedIdBase + $0.id, p_W: $0.p_W, std_m: $0.std_m) }
         return session.restore(planes: planes, landmarks: landmarks, t_ns: t_ns)
             + loadedMap.anchors.map { session.restoreAnchor(id: $0.id, name: $0.name, T_W_A: $0.T_W_A, t_ns: t_ns) }
+    }
+
+    /// The accepted place was revoked: the loaded map's points leave the map reuse (they stood at the wrong place in the
+    /// run's frame), and everything reported in the wrong map frame is withdrawn — the world layer forgets its planes,
+    /// anchors and landmarks (`anchor.removed` events, returned) and the recorder its keyframes and points. The run's own
+    /// map-reuse points stay (they are in its own frame, which was never wrong).
+    private func revoked(_ revocation: Revocation, t_ns: TimestampNs) -> [AnchorEvent] {
+        reobserver?.remove(where: { $0 >= Self.loadedIdBase })
+        recorder?.removeAll()
+        return session.reset(t_ns: t_ns)
     }
 
     /// The world map as it stands (after `run`, or after it stopped): the map reuse's points, the keyframes

@@ -48,6 +48,14 @@ final class WorldMapRecorder {
         }
     }
 
+    /// Forgets every keyframe and point recorded so far (they are in a reported frame that was wrong: a revoked
+    /// relocalisation).
+    func removeAll() {
+        keyframes = []
+        points = [:]
+        firstNormal_ns = nil
+    }
+
     /// Considers a normally tracked frame: camera 0 at `T_W_C` in the reported frame.
     func consider(_ features: [TrackedFeature], T_W_C: SE3, t_ns: TimestampNs, reobserver: MapReobserver) {
         if let last = keyframes.last {

@@ -24,11 +24,19 @@ enum RunWorldMap {
 
     /// What the relocalisation in a loaded map found, in one line.
     static func note(_ summary: PipelineSummary, map path: String, firstFrame_ns: Int64?) -> String {
-        guard let r = summary.relocalization else { return "run: the saved map \(path) was not found (never relocalised)" }
+        func seconds(_ t_ns: Int64) -> String { firstFrame_ns.map { String(format: "%.2f s", Double(t_ns - $0) * 1e-9) } ?? "\(t_ns) ns" }
+        // Places accepted and revoked, one clause each.
+        let revoked = summary.revokedRelocalizations.map { v in
+            let t = v.T_Ws_W.translation
+            return String(format: "; a place accepted at %@ (map frame = yaw %.2f° and (%.3f, %.3f, %.3f) m from the run's) was revoked at %@: "
+                          + "a map keyframe saw through %d of the %d run points compared there", seconds(v.accepted_ns),
+                          v.T_Ws_W.rotation.yaw * 180 / .pi, t.x, t.y, t.z, seconds(v.revoked_ns), v.contradicting, v.compared)
+        }.joined()
+        guard let r = summary.relocalization else { return "run: the saved map \(path) was not found (never relocalised)\(revoked)" }
         let yaw = r.T_Ws_W.rotation.yaw * 180 / .pi, t = r.T_Ws_W.translation
         let after = firstFrame_ns.map { String(format: " %.2f s after the first frame", Double(r.t_ns - $0) * 1e-9) } ?? ""
         let refuted = r.refuted == 0 ? "" : "; \(r.refuted) other place\(r.refuted == 1 ? "" : "s") refuted by what the cameras saw through"
-        return String(format: "run: relocalised in %@%@ (%d map points agree): map frame = yaw %.2f° and (%.3f, %.3f, %.3f) m from the run's%@",
-                      path, after, r.inliers, yaw, t.x, t.y, t.z, refuted)
+        return String(format: "run: relocalised in %@%@ (%d map points agree): map frame = yaw %.2f° and (%.3f, %.3f, %.3f) m from the run's%@%@",
+                      path, after, r.inliers, yaw, t.x, t.y, t.z, refuted, revoked)
     }
 }

@@ -83,6 +83,21 @@ import Vision
         }
     }
 
+    @Test("removed points (a revoked place's loaded map) are no longer matched; the others still are")
+    func removedPointsAreNotMatched() throws {
+        let image = Self.texture(seed: 1)
+        let r = try mapped(image: image)
+        r.remove(where: { $0 >= 10 })
+        #expect(r.pointCount == 10)
+        #expect(r.mapPoints.map(\.id) == Array(0..<10))
+        let again = features(firstId: 100, age: 1)
+        let t: TimestampNs = 3_000_000_000
+        try r.describeNewTracks(again, image: image, t_ns: t)
+        let obs = r.observations(again, T_W_C: T_W_C, t_ns: t)
+        #expect(obs.count >= 8)
+        #expect(obs.allSatisfy { $0.mapId < 10 })
+    }
+
     @Test("a matched track is offered again every 0.5 s; a match the estimator rejects is dropped")
     func reapplyCadenceAndRejection() throws {
         let image = Self.texture(seed: 1)
