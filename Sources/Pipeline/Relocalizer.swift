@@ -89,6 +89,11 @@ public struct RelocalizationOptions: Equatable, Sendable {
     /// the run maps afterwards (its own points, centimetre-precise, not only the last 1.5 s of young landmarks)
     /// is then what exposes the wrong place.
     public var revokesContradictedPlace = true
+    /// The revocation's free-space radius, pixels (over the focal length, as an angle): a run point is compared with
+    /// the map points a keyframe saw within this angle of its direction. Wider than `freeSpaceRadius_px`: a keyframe's
+    /// view holds only the map points its keypoints observed, sparser than the run's 1.5 s of landmarks that a
+    /// candidate is checked against, and with 12 px most of the run's points had fewer than two samples around them.
+    public var revocationRadius_px = 20.0
     /// Defaults.
     public init() {}
 }
@@ -307,7 +312,7 @@ final class Relocalizer {
         guard options.revokesContradictedPlace, let accepted = result, !keyframeViews.isEmpty else { return nil }
         let fresh = own.filter { ownVerdicts[$0.id] == nil }
         guard !fresh.isEmpty else { return nil }
-        for (p, v) in zip(fresh, judge(fresh, at: accepted.T_Ws_W)) { ownVerdicts[p.id] = v }
+        for (p, v) in zip(fresh, judge(fresh, at: accepted.T_Ws_W, radius_px: options.revocationRadius_px)) { ownVerdicts[p.id] = v }
         let compared = ownVerdicts.values.filter { $0 != .unknown }.count
         let contradicting = ownVerdicts.values.filter { $0 == .contradicts }.count
         guard contradicting >= options.minContradictions,
@@ -323,11 +328,11 @@ final class Relocalizer {
         return revocation
     }
 
-    /// The run's points (its frame W) aligned by `T_Ws_W` and compared with what the map's keyframes saw, one verdict
-    /// each (`FreeSpaceCheck.combine` over the keyframes).
-    private func judge(_ run: [(id: Int, p_W: Vec3, std_m: Double)], at T_Ws_W: SE3) -> [FreeSpaceCheck.Verdict] {
+    /// The run's points (its frame W) aligned by `T_Ws_W` and compared with what the map's keyframes saw within
+    /// `radius_px` of their directions, one verdict each (`FreeSpaceCheck.combine` over the keyframes).
+    private func judge(_ run: [(id: Int, p_W: Vec3, std_m: Double)], at T_Ws_W: SE3, radius_px: Double) -> [FreeSpaceCheck.Verdict] {
         guard !run.isEmpty else { return [] }
-        let radius = options.freeSpaceRadius_px / camera.model.intrinsics.fx
+        let radius = radius_px / camera.model.intrinsics.fx
         let run_Ws = run.map { (p: T_Ws_W.act($0.p_W), std: $0.std_m) }
         return FreeSpaceCheck.combine(keyframeViews.map { k -> [FreeSpaceCheck.Verdict] in
             let T_C_Ws = k.T_Ws_C.inverse

@@ -30,11 +30,12 @@ struct RelocalizerRevocationTests {
         Scene.map(points: floor.map { $0 + Vec3(period, 0, 0) }, keyframes: [-0.3, 0, 0.3].map { Scene.camera(x: period + 0.3, y: $0) })
     }
 
-    /// The free-space radius widened to 30 px: the synthetic floor is far sparser than a real map's, and a point is
-    /// compared only with two or more samples around its direction.
+    /// The free-space radius widened to 30 px (the revocation's too): the synthetic floor is far sparser than a real
+    /// map's, and a point is compared only with two or more samples around its direction.
     static var options: RelocalizationOptions {
         var o = RelocalizationOptions()
         o.freeSpaceRadius_px = 30
+        o.revocationRadius_px = 30
         return o
     }
 
