@@ -118,8 +118,9 @@ public struct Revocation: Equatable, Sendable {
     public var revoked_ns: TimestampNs
     /// The place: the saved map's frame from the run's (`p_Ws = T_Ws_W · p_W`).
     public var T_Ws_W: SE3
-    /// The run's points that a map keyframe looked through at that place, and those compared (agreeing or not).
+    /// The run's points that a map keyframe looked through at that place …
     public var contradicting: Int
+    /// … and those compared (agreeing or contradicting; a point no keyframe saw around its direction says nothing).
     public var compared: Int
 }
 
@@ -193,8 +194,10 @@ final class Relocalizer {
     private(set) var result: Relocalization?
     /// Places revoked so far, oldest first.
     private(set) var revocations: [Revocation] = []
-    /// The run's own precise points judged at the accepted place (`watch`), by id: each once, when first offered.
-    private var ownVerdicts: [Int: FreeSpaceCheck.Verdict] = [:]
+    /// The run's own precise points judged at the accepted place (`watch`; each once, when first offered), by id;
+    /// how many of them agreed or contradicted, and how many contradicted.
+    private var ownJudged = Set<Int>()
+    private var ownCompared = 0, ownContradicting = 0
 
     init(map: WorldMap, camera: CameraCalibration, options: RelocalizationOptions) {
         self.points = map.points
@@ -304,17 +307,21 @@ final class Relocalizer {
 
     /// After acceptance, once per frame: the run's own precise points (`own`: id, position in the run's frame W, 1-σ;
     /// the map reuse's, not the loaded map's; in any order) not judged yet are compared with what the map's keyframes
-    /// saw, at the accepted place, each once (so the outcome does not depend on the order). Returns the revocation when the points a keyframe looked through reach
-    /// `minContradictions` and `minContradictionFraction` of those compared; the place is then refuted and the search
-    /// starts again. (The run's young landmarks are not used: σ 0.1–0.2 m, they agree with nearly anything, and the
-    /// hundreds that agree would dilute the few that contradict below the fraction.)
+    /// saw, at the accepted place, each once (so the outcome does not depend on the order). Returns the revocation
+    /// when the points a keyframe looked through reach `minContradictions` and `minContradictionFraction` of those
+    /// compared; the place is then refuted and the search starts again. (The run's young landmarks are not used:
+    /// σ 0.1–0.2 m, they agree with nearly anything, and the hundreds that agree would dilute the few that contradict
+    /// below the fraction.)
     func watch(own: [(id: Int, p_W: Vec3, std_m: Double)], t_ns: TimestampNs) -> Revocation? {
         guard options.revokesContradictedPlace, let accepted = result, !keyframeViews.isEmpty else { return nil }
-        let fresh = own.filter { ownVerdicts[$0.id] == nil }
+        let fresh = own.filter { !ownJudged.contains($0.id) }
         guard !fresh.isEmpty else { return nil }
-        for (p, v) in zip(fresh, judge(fresh, at: accepted.T_Ws_W, radius_px: options.revocationRadius_px)) { ownVerdicts[p.id] = v }
-        let compared = ownVerdicts.values.filter { $0 != .unknown }.count
-        let contradicting = ownVerdicts.values.filter { $0 == .contradicts }.count
+        for p in fresh { ownJudged.insert(p.id) }
+        for v in judge(fresh, at: accepted.T_Ws_W, radius_px: options.revocationRadius_px) where v != .unknown {
+            ownCompared += 1
+            if v == .contradicts { ownContradicting += 1 }
+        }
+        let compared = ownCompared, contradicting = ownContradicting
         guard contradicting >= options.minContradictions,
               Double(contradicting) >= options.minContradictionFraction * Double(compared) else { return nil }
         let revocation = Revocation(accepted_ns: accepted.t_ns, revoked_ns: t_ns, T_Ws_W: accepted.T_Ws_W,
@@ -323,7 +330,7 @@ final class Relocalizer {
         if let i = places.firstIndex(where: { samePlace($0.T_Ws_W, accepted.T_Ws_W) }) { places[i].refuted = true }
         else { places.append(Place(T_Ws_W: accepted.T_Ws_W, refuted: true)) }
         result = nil
-        ownVerdicts = [:]
+        ownJudged = []; ownCompared = 0; ownContradicting = 0
         window = [:]; cameras = []
         return revocation
     }
