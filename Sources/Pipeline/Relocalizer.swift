@@ -364,16 +364,10 @@ final class Relocalizer {
             let seen = FreeSpaceCheck.samples(points.map { (p_C: T_C_Ws.act($0.p_W), std_m: $0.std_m) })
             mapVerdicts.append(FreeSpaceCheck.compare(seen, view: view, radius_rad: radius, relativeTolerance: tolerance))
         }
-        let landmarks_Ws = landmarks.map { (p: T_Ws_W.act($0.p_W), std: $0.std_m) }
-        let liveVerdicts = keyframeViews.map { k -> [FreeSpaceCheck.Verdict] in
-            let T_C_Ws = k.T_Ws_C.inverse
-            let seen = FreeSpaceCheck.samples(landmarks_Ws.map { (p_C: T_C_Ws.act($0.p), std_m: $0.std) })
-            return FreeSpaceCheck.compare(seen, view: k.samples, radius_rad: radius, relativeTolerance: tolerance)
-        }
         for (i, v) in FreeSpaceCheck.combine(mapVerdicts).enumerated() {
             if v == .agrees { place.agreeing.insert(i) } else if v == .contradicts { place.contradicting.insert(i) }
         }
-        for (k, v) in FreeSpaceCheck.combine(liveVerdicts).enumerated() {
+        for (k, v) in judge(landmarks, at: T_Ws_W, radius_px: options.freeSpaceRadius_px).enumerated() {
             if v == .agrees { place.agreeing.insert(-1 - landmarks[k].id) } else if v == .contradicts { place.contradicting.insert(-1 - landmarks[k].id) }
         }
     }
