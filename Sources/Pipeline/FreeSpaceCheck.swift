@@ -71,10 +71,12 @@ enum FreeSpaceCheck {
     /// unit `normal` (the plane through their centroid; `offsetStd_m` the 1-σ of its offset). A ray that meets the plane
     /// in front of its camera, inside the convex outline of `points`, has seen through the plane when its point lies
     /// beyond the plane (along the ray) by more than the tolerance — 3 σ of the point and the offset, plus
-    /// `relativeTolerance` of the ray's length — and has seen the plane when its point lies within the tolerance of it.
-    /// Returns the indices of both kinds of rays.
+    /// `relativeTolerance` of the ray's length, plus `offsetTolerance_m` — and has seen the plane when its point lies
+    /// within the tolerance of it. `offsetTolerance_m` is how far the plane itself can be off beyond its σ: the points
+    /// it was fitted to share their errors (a young estimate's scale moves them all along their rays together), which
+    /// their σ, averaged as if independent, does not say. Returns the indices of both kinds of rays.
     static func rays(_ rays: [(o: Vec3, p: Vec3, std_m: Double)], meeting points: [Vec3], normal: Vec3, offsetStd_m: Double,
-                     relativeTolerance: Double) -> (through: [Int], on: [Int]) {
+                     offsetTolerance_m: Double = 0, relativeTolerance: Double) -> (through: [Int], on: [Int]) {
         guard points.count >= 3 else { return ([], []) }
         let n = normal.normalized
         let d = points.reduce(Vec3.zero, +).dot(n) / Double(points.count)
@@ -91,7 +93,7 @@ enum FreeSpaceCheck {
             guard s > 0 else { continue }
             let length = (r.p - r.o).norm
             let beyond = (1 - s) * length
-            let limit = 3 * (r.std_m * r.std_m + offsetStd_m * offsetStd_m).squareRoot() + relativeTolerance * length
+            let limit = 3 * (r.std_m * r.std_m + offsetStd_m * offsetStd_m).squareRoot() + relativeTolerance * length + offsetTolerance_m
             guard beyond > -limit, PlaneGeometry2D.convexContains(outline, inPlane(r.o + s * (r.p - r.o))) else { continue }
             if beyond > limit { through.append(i) } else { on.append(i) }
         }

@@ -72,6 +72,15 @@ public struct RelocalizationOptions: Equatable, Sendable {
     /// outline, the point lies beyond it by more than 3 σ plus `freeSpaceRelativeTolerance` of the ray's length), more
     /// than the map points seen on it (`FreeSpaceCheck.rays`).
     public var planeInlier_m = 0.05
+    /// … and, in a monocular run, off along its normal by the run's scale error times the camera's distance to it,
+    /// beyond its σ: a mono run's young landmarks share its scale, which the first seconds of tracking leave several per
+    /// cent off (render 1 of the V1_01 room from 75 s: a wall 12 % short, whose 35 landmarks' σ, averaged as if
+    /// independent, gave the plane 1.3 cm, and the true place was refuted for good). The scale error is measured at
+    /// each candidate: the run's landmarks' depths along the inliers' rays against the aligned map points' (the median
+    /// ratio's distance from 1, the largest over the last 1.5 s, the age of the landmarks the planes are made of); this
+    /// fraction stands in for it where fewer than 3 inliers carry a landmark. A stereo run's depths come from each
+    /// landmark's own disparity, and its planes keep their σ alone.
+    public var planeScaleTolerance = 0.1
     /// … in at least this many frames it was a candidate. One frame's planes are a RANSAC draw over its recent
     /// landmarks, and a draw can join points of two surfaces into a face that stands nowhere (on the simulated room a
     /// 15-landmark "wall" 30 cm above the floor once refuted the true place for good); a surface that is there is
@@ -150,6 +159,8 @@ final class Relocalizer {
     private let points: [WorldMap.MapPoint]
     private let camera: CameraCalibration
     private let options: RelocalizationOptions
+    /// Whether the run tracks with stereo depth (its planes' offsets are then as precise as their landmarks' σ say).
+    private let stereo: Bool
     /// The pooled matches of the last frames, by map point index.
     private var window: [Int: Match] = [:]
     private var frame = 0
@@ -162,6 +173,8 @@ final class Relocalizer {
     /// The run's own landmarks (its frame W) reported over the last `liveWindow_ns`, by track id.
     private var live: [Int: (p_W: Vec3, std_m: Double, t_ns: TimestampNs)] = [:]
     private let liveWindow_ns: TimestampNs = 1_500_000_000
+    /// How far the run's scale was off the map's (`runScaleError`) at the candidates of the last `liveWindow_ns`.
+    private var scaleErrors: [(t_ns: TimestampNs, error: Double)] = []
     /// Camera 0 in the run's frame at the frames of the window.
     private var cameras: [(frame: Int, T_W_C: SE3)] = []
     /// What the map's keyframes saw: camera 0 in the map's frame and its keypoints' map points.
@@ -199,10 +212,11 @@ final class Relocalizer {
     private var ownJudged = Set<Int>()
     private var ownCompared = 0, ownContradicting = 0
 
-    init(map: WorldMap, camera: CameraCalibration, options: RelocalizationOptions) {
+    init(map: WorldMap, camera: CameraCalibration, options: RelocalizationOptions, stereo: Bool = false) {
         self.points = map.points
         self.camera = camera
         self.options = options
+        self.stereo = stereo
         normals = Self.normals(map.points.map(\.p_W), radius: options.normalRadius_m, maxRMS: options.normalMaxRMS_m)
         var byId: [Int: WorldMap.MapPoint] = [:], indexOf: [Int: Int] = [:]
         for (i, p) in map.points.enumerated() { byId[p.id] = p; indexOf[p.id] = i }
@@ -273,7 +287,11 @@ final class Relocalizer {
         let evidence = places[place]
         let pointsSeenThrough = evidence.contradictions >= options.minContradictions
             && Double(evidence.contradictions) >= options.minContradictionFraction * Double(evidence.compared)
-        let planeContradicts = !pointsSeenThrough && planeSeenThrough(T)
+        // The run's planes take their landmarks' latest estimates over the last `liveWindow_ns`: their scale may be
+        // any the run had in that time.
+        scaleErrors = scaleErrors.filter { t_ns - $0.t_ns <= liveWindow_ns }
+            + [(t_ns, runScaleError(inliers.map { pooled[$0].value.correspondence }, T))]
+        let planeContradicts = !pointsSeenThrough && planeSeenThrough(T, scaleError: scaleErrors.map(\.error).max() ?? 0)
         if planeContradicts { places[place].planeContradictedFrames += 1 }
         if pointsSeenThrough || planeContradicts {
             if pointsSeenThrough || places[place].planeContradictedFrames >= options.minPlaneContradictionFrames {
@@ -382,16 +400,23 @@ final class Relocalizer {
     /// to a map point it observed, `FreeSpaceCheck.rays`). The place is contradicted when, on one plane, at least
     /// `minContradictions` distinct map points were seen through it and more than were seen on it: a real surface of
     /// the run, at the right place, is where the map saw it or where the map saw nothing; at a shifted place it can
-    /// stand across what the map saw (a wall standing across the map's floor, a table top above it).
-    private func planeSeenThrough(_ T_Ws_W: SE3) -> Bool {
+    /// stand across what the map saw (a wall standing across the map's floor, a table top above it). `scaleError`: how
+    /// far, as a fraction, the run's scale may be off the map's (`runScaleError`); a plane of the run's landmarks may
+    /// then be off along its normal by that fraction of the run's camera's distance to it, beyond its σ.
+    private func planeSeenThrough(_ T_Ws_W: SE3, scaleError: Double) -> Bool {
         guard !keyframeRays.isEmpty else { return false }
         let landmarks = live.sorted { $0.key < $1.key }.map(\.value).filter { $0.std_m <= options.planeMaxLandmarkStd_m }
         let planes = FreeSpaceCheck.gravityAlignedPlanes(landmarks.map { T_Ws_W.act($0.p_W) }, std_m: landmarks.map(\.std_m),
                                                          inlier_m: options.planeInlier_m, minPoints: PlaneDetectorOptions().minPoints,
                                                          seed: UInt64(bitPattern: lastT_ns))
         let rays = keyframeRays.map { (o: $0.o, p: points[$0.point].p_W, std_m: points[$0.point].std_m) }
+        // The run's camera now, map frame.
+        let o_Ws = cameras.last.map { T_Ws_W.act($0.T_W_C.translation) }
         for plane in planes {
+            let centroid = plane.points.reduce(Vec3.zero, +) / Double(plane.points.count)
+            let runRange = o_Ws.map { abs(plane.normal.dot(centroid - $0)) } ?? 0
             let seen = FreeSpaceCheck.rays(rays, meeting: plane.points, normal: plane.normal, offsetStd_m: plane.offsetStd_m,
+                                           offsetTolerance_m: scaleError * runRange,
                                            relativeTolerance: options.freeSpaceRelativeTolerance)
             let through = Set(seen.through.map { keyframeRays[$0].point }), on = Set(seen.on.map { keyframeRays[$0].point })
             if through.count >= options.minContradictions, through.count > on.count { return true }
@@ -433,6 +458,38 @@ final class Relocalizer {
             } } }
             guard near.count >= 6, let plane = FittedPlane.fit(near), plane.rms_m <= maxRMS else { return nil }
             return plane.normal
+        }
+    }
+
+    /// How far a mono run's scale is off the map's at a candidate, as a fraction: the depths of the run's landmarks
+    /// along the inliers' rays against the aligned map points' (`depthRatios`), their median's distance from 1 when
+    /// there are at least 3, `planeScaleTolerance` with fewer. 0 for a stereo run (its depths come from each
+    /// landmark's own disparity).
+    private func runScaleError(_ inliers: [YawTranslationSolver.Correspondence], _ T_Ws_W: SE3) -> Double {
+        guard !stereo else { return 0 }
+        let ratios = depthRatios(inliers, T_Ws_W).sorted()
+        guard ratios.count >= 3 else { return options.planeScaleTolerance }
+        return abs(ratios[ratios.count / 2] - 1)
+    }
+
+    /// For each correspondence whose ray carries one of the run's recent landmarks (within 1.5 px of its bearing from
+    /// the camera that matched it; the closest in angle): that landmark's depth along the ray over the aligned map
+    /// point's.
+    private func depthRatios(_ matches: [YawTranslationSolver.Correspondence], _ T_Ws_W: SE3) -> [Double] {
+        let T_W_Ws = T_Ws_W.inverse
+        let cosMax = cos(1.5 / camera.model.intrinsics.fx)
+        let landmarks = live.sorted { $0.key < $1.key }.map(\.value.p_W)
+        return matches.compactMap { m in
+            let mapDepth = (T_W_Ws.act(m.p_Ws) - m.o_W).dot(m.a_W)
+            guard mapDepth > 0.1 else { return nil }
+            var best: (cos: Double, depth: Double)?
+            for p in landmarks {
+                let d = p - m.o_W, n = d.norm
+                guard n > 0.1 else { continue }
+                let c = d.dot(m.a_W) / n
+                if c >= cosMax, c > (best?.cos ?? -1) { best = (c, d.dot(m.a_W)) }
+            }
+            return best.map { $0.depth / mapDepth }
         }
     }
 

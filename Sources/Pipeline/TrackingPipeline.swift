@@ -199,7 +199,7 @@ public final class TrackingPipeline {
             throw PipelineError.badInput("saving or loading a world map needs map reuse (mapReuse.enabled; not --no-map-reuse)")
         }
         loadedMap = worldMap
-        relocalizer = worldMap.map { Relocalizer(map: $0, camera: cam0.calibration, options: options.relocalization) }
+        relocalizer = worldMap.map { Relocalizer(map: $0, camera: cam0.calibration, options: options.relocalization, stereo: options.stereo) }
         recorder = options.recordWorldMap ? WorldMapRecorder() : nil
         self.consumers = consumers
         self.writers = writers
