@@ -78,9 +78,9 @@ public struct RelocalizationOptions: Equatable, Sendable {
     /// independent, gave the plane 1.3 cm, and the true place was refuted for good). The scale error is measured at
     /// each candidate: the run's landmarks' depths along the inliers' rays against the aligned map points' (the median
     /// ratio's distance from 1, the largest over the last 1.5 s, the age of the landmarks the planes are made of); this
-    /// fraction stands in for it where fewer than 3 inliers carry a landmark. A stereo run's depths come from each
-    /// landmark's own disparity, and its planes keep their σ alone.
-    public var planeScaleTolerance = 0.1
+    /// fraction (10 %) is the scale error assumed where fewer than 3 inliers carry a landmark. A stereo run's depths
+    /// come from each landmark's own disparity, and its planes keep their σ alone.
+    public var unmeasuredScaleError = 0.1
     /// … in at least this many frames it was a candidate. One frame's planes are a RANSAC draw over its recent
     /// landmarks, and a draw can join points of two surfaces into a face that stands nowhere (on the simulated room a
     /// 15-landmark "wall" 30 cm above the floor once refuted the true place for good); a surface that is there is
@@ -212,7 +212,7 @@ final class Relocalizer {
     private var ownJudged = Set<Int>()
     private var ownCompared = 0, ownContradicting = 0
 
-    init(map: WorldMap, camera: CameraCalibration, options: RelocalizationOptions, stereo: Bool = false) {
+    init(map: WorldMap, camera: CameraCalibration, options: RelocalizationOptions, stereo: Bool) {
         self.points = map.points
         self.camera = camera
         self.options = options
@@ -463,12 +463,12 @@ final class Relocalizer {
 
     /// How far a mono run's scale is off the map's at a candidate, as a fraction: the depths of the run's landmarks
     /// along the inliers' rays against the aligned map points' (`depthRatios`), their median's distance from 1 when
-    /// there are at least 3, `planeScaleTolerance` with fewer. 0 for a stereo run (its depths come from each
+    /// there are at least 3, `unmeasuredScaleError` with fewer. 0 for a stereo run (its depths come from each
     /// landmark's own disparity).
     private func runScaleError(_ inliers: [YawTranslationSolver.Correspondence], _ T_Ws_W: SE3) -> Double {
         guard !stereo else { return 0 }
         let ratios = depthRatios(inliers, T_Ws_W).sorted()
-        guard ratios.count >= 3 else { return options.planeScaleTolerance }
+        guard ratios.count >= 3 else { return options.unmeasuredScaleError }
         return abs(ratios[ratios.count / 2] - 1)
     }
 

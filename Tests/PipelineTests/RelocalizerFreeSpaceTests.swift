@@ -74,7 +74,7 @@ struct RelocalizerFreeSpaceTests {
     static func run(x: Double, scene: [Vec3], mapIndex: (Int) -> Int, frames: Int = 30,
                     options: RelocalizationOptions = RelocalizationOptions(),
                     path: ((Int) -> (x: Double, y: Double))? = nil) -> (found: Relocalization?, refuted: Int) {
-        let relocalizer = Relocalizer(map: map(), camera: camera, options: options)
+        let relocalizer = Relocalizer(map: map(), camera: camera, options: options, stereo: false)
         let T_W_Ws = T_Ws_W.inverse
         for k in 0..<frames {
             let at: (x: Double, y: Double) = path?(k) ?? (x, -0.3 + 0.02 * Double(k))

@@ -86,7 +86,7 @@ struct RelocalizerPlaneFreeSpaceTests {
     /// the frames after it come 2 s later, so that its landmarks leave the run's recent set.
     static func run(options: RelocalizationOptions, wallStd_m: Double = 0.15,
                     wallFrames: ClosedRange<Int> = 0...29) -> (found: Relocalization?, refuted: Int) {
-        let relocalizer = Relocalizer(map: map(), camera: camera, options: options)
+        let relocalizer = Relocalizer(map: map(), camera: camera, options: options, stereo: false)
         let floor = pattern.indices.filter { pattern[$0].x < 2.8 }
         let wall = wall(x: 3)
         let T_W_Ws = T_Ws_W.inverse

@@ -43,7 +43,7 @@ struct RelocalizerRevocationTests {
     /// are matched to their twins among the map's (index modulo the floor's count); stops at the acceptance.
     static func accept(scene: [Vec3], path: (Int) -> (x: Double, y: Double), frames: Int = 200,
                        options: RelocalizationOptions = options) -> (relocalizer: Relocalizer, found: Relocalization?) {
-        let relocalizer = Relocalizer(map: map(), camera: Scene.camera, options: options)
+        let relocalizer = Relocalizer(map: map(), camera: Scene.camera, options: options, stereo: false)
         let T_W_Ws = Scene.T_Ws_W.inverse
         for k in 0..<frames {
             let at = path(k)
