@@ -87,6 +87,51 @@ struct RelocalizerRevocationTests {
         #expect(relocalizer.revocations == [revocation])
     }
 
+    /// A floor 4–8 m behind B (x ∈ [−8, −4)): at the shifted place it lands at x ∈ [−4, 0) of the map's frame, behind
+    /// A's keyframes, where none of them looked.
+    static let farFloor: [Vec3] = Self.floor.map { $0 - Vec3(2 * period, 0, 0) }
+    /// `count` more such points, from id 50 000 on (the run keeps mapping where the map never looked).
+    static func farther(_ count: Int) -> [(id: Int, p_W: Vec3, std_m: Double)] {
+        (0..<count).map { i in (id: 50_000 + i, p_W: Scene.T_Ws_W.inverse.act(Vec3(-8 - 0.01 * Double(i), 0, 0)), std_m: 0.01) }
+    }
+
+    @Test("the shifted place is revoked when the run's first 500 points lie where no map keyframe looked")
+    func shiftedPlaceOutsideMapViewsRevoked() throws {
+        let (relocalizer, found) = Self.accept(scene: Self.floor, path: Self.walkInB)
+        let accepted = try #require(found)
+        #expect(abs((accepted.T_Ws_W.translation - Scene.T_Ws_W.translation).norm - Self.period) < 0.05)
+        // 499 points: not yet tested.
+        #expect(relocalizer.watch(own: Array(Self.own(Self.farFloor).prefix(499)), t_ns: 20_000_000_000) == nil)
+        let revocation = try #require(relocalizer.watch(own: Self.own(Self.farFloor), t_ns: 21_000_000_000))
+        #expect(revocation.evidence == .outsideMapViews)
+        #expect(revocation.judged == 600 && revocation.compared == 0 && revocation.contradicting == 0)
+        #expect(relocalizer.result == nil)
+        #expect(relocalizer.revocations == [revocation])
+    }
+
+    @Test("control: the true place keeps its acceptance with its floor in the map's views, and is tested only once")
+    func truePlaceWithinMapViewsKept() throws {
+        let inA = Self.floor.map { $0 + Vec3(Self.period, 0, 0) }
+        let (relocalizer, found) = Self.accept(scene: inA, path: Scene.zigZagAlongA)
+        let accepted = try #require(found)
+        // A's floor and the far floor: enough of them compared.
+        #expect(relocalizer.watch(own: Self.own(inA + Self.farFloor), t_ns: 21_000_000_000) == nil)
+        #expect(relocalizer.result == accepted)
+        // Thousands more where the map never looked, after the test: the run has left the mapped part; kept.
+        #expect(relocalizer.watch(own: Self.farther(5000), t_ns: 22_000_000_000) == nil)
+        #expect(relocalizer.result == accepted)
+    }
+
+    @Test("control: with the test off (minRevocationCoverage 0) the shifted place stays accepted")
+    func coverageTestOff() throws {
+        var off = Self.options
+        off.minRevocationCoverage = 0
+        let (relocalizer, found) = Self.accept(scene: Self.floor, path: Self.walkInB, options: off)
+        _ = try #require(found)
+        #expect(relocalizer.watch(own: Self.own(Self.farFloor), t_ns: 21_000_000_000) == nil)
+        #expect(relocalizer.result != nil)
+    }
+
     @Test("control: the option off, the box does not revoke the shifted place")
     func optionOff() throws {
         var off = Self.options
