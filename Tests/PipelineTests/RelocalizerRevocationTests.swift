@@ -117,8 +117,9 @@ struct RelocalizerRevocationTests {
         // A's floor and the far floor: enough of them compared.
         #expect(relocalizer.watch(own: Self.own(inA + Self.farFloor), t_ns: 21_000_000_000) == nil)
         #expect(relocalizer.result == accepted)
-        // Thousands more where the map never looked, after the test: the run has left the mapped part; kept.
-        #expect(relocalizer.watch(own: Self.farther(5000), t_ns: 22_000_000_000) == nil)
+        // 20 000 more where the map never looked, after the test (the run has left the mapped part): at most 600 of
+        // the 21 200 judged are compared, under 6 %, and the place is kept because the share is tested only once.
+        #expect(relocalizer.watch(own: Self.farther(20_000), t_ns: 22_000_000_000) == nil)
         #expect(relocalizer.result == accepted)
     }
 
