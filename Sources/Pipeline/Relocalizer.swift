@@ -148,6 +148,16 @@ public struct Revocation: Equatable, Sendable {
     /// What showed the place wrong.
     public var evidence: Evidence = .seenThroughByKeyframes
 
+    /// The evidence in words, with its counts (for logs and the CLI's end-of-run line).
+    public var reason: String {
+        switch evidence {
+        case .seenThroughByKeyframes:
+            "a map keyframe saw through \(contradicting) of the \(compared) run points compared there"
+        case .outsideMapViews:
+            "only \(compared) of the \(judged) run points judged there lay where a map keyframe looked"
+        }
+    }
+
     /// Why a place was revoked.
     public enum Evidence: Equatable, Sendable {
         /// `contradicting` of the run's points sat where a map keyframe looked through them.

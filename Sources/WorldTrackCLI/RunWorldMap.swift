@@ -28,12 +28,8 @@ enum RunWorldMap {
         // Places accepted and revoked, one clause each.
         let revoked = summary.revokedRelocalizations.map { v in
             let t = v.T_Ws_W.translation
-            let why = switch v.evidence {
-            case .seenThroughByKeyframes: String(format: "a map keyframe saw through %d of the %d run points compared there", v.contradicting, v.compared)
-            case .outsideMapViews: String(format: "only %d of the %d run points judged there lay where a map keyframe looked", v.compared, v.judged)
-            }
             return String(format: "; a place accepted at %@ (map frame = yaw %.2f° and (%.3f, %.3f, %.3f) m from the run's) was revoked at %@: ",
-                          seconds(v.accepted_ns), v.T_Ws_W.rotation.yaw * 180 / .pi, t.x, t.y, t.z, seconds(v.revoked_ns)) + why
+                          seconds(v.accepted_ns), v.T_Ws_W.rotation.yaw * 180 / .pi, t.x, t.y, t.z, seconds(v.revoked_ns)) + v.reason
         }.joined()
         guard let r = summary.relocalization else { return "run: the saved map \(path) was not found (never relocalised)\(revoked)" }
         let yaw = r.T_Ws_W.rotation.yaw * 180 / .pi, t = r.T_Ws_W.translation

@@ -83,6 +83,8 @@ struct RelocalizerRevocationTests {
         #expect(revocation.T_Ws_W == accepted.T_Ws_W)
         #expect(revocation.accepted_ns == accepted.t_ns)
         #expect(revocation.revoked_ns == 21_000_000_000)
+        #expect(revocation.evidence == .seenThroughByKeyframes)
+        #expect(revocation.reason == "a map keyframe saw through \(revocation.contradicting) of the \(revocation.compared) run points compared there")
         #expect(relocalizer.result == nil)
         #expect(relocalizer.revocations == [revocation])
     }
@@ -105,6 +107,7 @@ struct RelocalizerRevocationTests {
         let revocation = try #require(relocalizer.watch(own: Self.own(Self.farFloor), t_ns: 21_000_000_000))
         #expect(revocation.evidence == .outsideMapViews)
         #expect(revocation.judged == 600 && revocation.compared == 0 && revocation.contradicting == 0)
+        #expect(revocation.reason == "only 0 of the 600 run points judged there lay where a map keyframe looked")
         #expect(relocalizer.result == nil)
         #expect(relocalizer.revocations == [revocation])
     }
