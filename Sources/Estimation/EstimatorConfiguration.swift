@@ -132,6 +132,14 @@ public struct UpdaterOptions: Equatable, Sendable {
     /// Landmarks report a σ that includes the filter's tilt uncertainty times their distance (so that map reuse
     /// and the world layer do not take points triangulated before the gravity direction converged as exact).
     public var landmarkStdIncludesTilt: Bool = true
+    /// Mono: a map-point update (`MapPointUpdater`, map reuse and relocalisation) corrects position, yaw and the rest
+    /// of the state but leaves the gravity direction of every attitude as it was (a Schmidt update of the tilts), as a
+    /// loop closure in VINS-Mono moves only the four degrees of freedom the IMU cannot see. A mono map point was
+    /// placed with the tilt and scale the filter had when it was triangulated, an error the update takes for
+    /// independent of today's; on the real-IMU V1_01 flights the map's pull was what held mono's tilt at 0.2-0.4°
+    /// (median; 0.13-0.20° with it kept). Stereo's points take their depth from the baseline, and there the map's
+    /// tilt information helps (median tilt 0.08-0.11° with it, 0.12-0.14° without), so stereo updates every state.
+    public var mapUpdateKeepsTiltMono: Bool = true
     /// Points closer than this to the anchor camera are rejected, metres.
     public var minDepth: Double = 0.1
     /// Points farther than this from the anchor camera are rejected, metres.

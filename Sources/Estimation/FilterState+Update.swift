@@ -1,4 +1,5 @@
 import Foundation
+import Geometry
 import LinearAlgebra
 
 extension FilterState {
@@ -17,6 +18,57 @@ extension FilterState {
         let Kt = try S.choleskySolve(PHt.transposed) // S⁻¹ H P, m × n
         let dx = Kt.transposedTimes(Matrix(columnVector: r)).elements
         try commit(covariance: P - PHt * Kt, correction: dx)
+    }
+
+    /// The same update, except that the gravity direction of every attitude in the state (the inertial one and each
+    /// clone's) is left as it was: a Schmidt ("consider") update of the two tilt directions of each `δθ` (body frame,
+    /// perpendicular to the world's up seen in that body, `R_W_Bᵀ e_z`); yaw, position and the other states are
+    /// updated as usual. `δx` keeps only the yaw part of each `δθ`, and with `M = P Hᵀ S⁻¹ H P`,
+    /// `P ← P − M + Π M Πᵀ` (`Π` the block-diagonal projector onto the tilt directions), so the tilts' own covariance
+    /// is unchanged and their cross-covariances with the updated states follow the update.
+    mutating func update(H: Matrix, r: [Double], keepingTilt: Bool) throws {
+        guard keepingTilt else { return try update(H: H, r: r) }
+        let n = dimension
+        precondition(H.columns == n && H.rows == r.count)
+        let P = covarianceMatrix
+        let PHt = P.timesTransposed(H)
+        var S = H * PHt
+        for i in 0..<S.rows { S[i, i] += 1 }
+        let Kt = try S.choleskySolve(PHt.transposed)
+        var dx = Kt.transposedTimes(Matrix(columnVector: r)).elements
+        let M = PHt * Kt
+        var newP = P - M
+        // The attitude blocks and their tilt projectors Π = I − g gᵀ (g: world up in that body frame).
+        var blocks: [(start: Int, pi: [[Double]])] = []
+        func projector(_ R_W_B: SO3) -> [[Double]] {
+            let g = R_W_B.inverse.act(Vec3(0, 0, 1))
+            let gv = [g.x, g.y, g.z]
+            var pi = [[Double]](repeating: [0, 0, 0], count: 3)
+            for i in 0..<3 { for j in 0..<3 { pi[i][j] = (i == j ? 1.0 : 0.0) - gv[i] * gv[j] } }
+            return pi
+        }
+        blocks.append((ErrorIndex.theta, projector(imu.R_W_B)))
+        for i in clones.indices { blocks.append((cloneIndex(i), projector(clones[i].R_W_B))) }
+        for (a, pi) in blocks {
+            // δθ ← (I − Π) δθ: the yaw part only.
+            let d = (0..<3).map { dx[a + $0] }
+            for i in 0..<3 { dx[a + i] = d[i] - (0..<3).reduce(0) { $0 + pi[i][$1] * d[$1] } }
+        }
+        for (a, pa) in blocks {
+            for (b, pb) in blocks {
+                // newP[a, b] += Π_a M[a, b] Π_bᵀ
+                var mab = [[Double]](repeating: [0, 0, 0], count: 3)
+                for i in 0..<3 { for j in 0..<3 { mab[i][j] = M[a + i, b + j] } }
+                for i in 0..<3 {
+                    for j in 0..<3 {
+                        var s = 0.0
+                        for k in 0..<3 { for l in 0..<3 { s += pa[i][k] * mab[k][l] * pb[j][l] } }
+                        newP[a + i, b + j] += s
+                    }
+                }
+            }
+        }
+        try commit(covariance: newP, correction: dx)
     }
 
     /// The same update for a measurement that involves only the clones: `Hc` has one column per clone

@@ -83,7 +83,8 @@ public final class VIOEstimator {
         msckf = MSCKFUpdater(cameras: cameras, configuration: configuration)
         zupt = ZeroVelocityUpdater(configuration: configuration, imu: imu)
         mapUpdater = MapPointUpdater(cameras: cameras, pixelNoiseStd: configuration.updater.pixelNoiseStd,
-                                     gateProbability: configuration.updater.mapChi2GateProbability)
+                                     gateProbability: configuration.updater.mapChi2GateProbability,
+                                     keepsTilt: configuration.updater.mapUpdateKeepsTiltMono && cameras.count == 1)
         R_B_S = imu.T_B_S.rotation
         let gapOptions = configuration.tracking.sensorGap
         gapModel = gapOptions.enabled

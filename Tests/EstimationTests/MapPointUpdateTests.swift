@@ -1,5 +1,6 @@
 import Foundation
 import Geometry
+import LinearAlgebra
 import Sensors
 import Testing
 import TestSupport
@@ -131,4 +132,76 @@ import TestSupport
         let control = updater.update(state: &clean, observations: (0..<6).map { all[$0 * all.count / 6] })
         #expect(control.accepted == 6 && control.unconfirmed == 0)
     }
+
+    /// `state` with two clones of its pose (as the sliding window holds them) and a tilt error of `tiltDeg` about the
+    /// world's x axis on top of `driftedState`'s yaw and position drift.
+    func windowState(tiltDeg: Double) -> FilterState {
+        var state = driftedState()
+        state.imu.R_W_B = SO3.exp(Vec3(tiltDeg * .pi / 180, 0, 0)) * state.imu.R_W_B
+        state.augmentClone(t_ns: 0)
+        state.augmentClone(t_ns: 0)
+        return state
+    }
+
+    /// The world's up in the body frame of every attitude in the state (the inertial one, then the clones').
+    func ups(_ s: FilterState) -> [Vec3] {
+        ([s.imu.R_W_B] + s.clones.map(\.R_W_B)).map { $0.inverse.act(Vec3(0, 0, 1)) }
+    }
+
+    @Test("mono's map update keeps every attitude's gravity direction and its covariance, and still corrects yaw and position")
+    func keepingTheTiltCorrectsYawAndPositionOnly() throws {
+        let keeping = MapPointUpdater(cameras: [scene.camera], pixelNoiseStd: 1, gateProbability: 0.95, keepsTilt: true)
+        let full = MapPointUpdater(cameras: [scene.camera], pixelNoiseStd: 1, gateProbability: 0.95)
+        let obs = observations()
+        // The tilt exact, yaw and position drifted: the kept-tilt update corrects them as the full one does.
+        var state = windowState(tiltDeg: 0)
+        let upsBefore = ups(state)
+        for _ in 0..<2 { _ = keeping.update(state: &state, observations: obs) }
+        #expect(errors(state).position < 0.002)
+        #expect(errors(state).angleDeg < 0.02)
+        for (a, b) in zip(ups(state), upsBefore) { #expect((a - b).norm < 1e-12) }
+
+        // A 0.3° tilt error: the map says so (the full update removes it) but the kept-tilt update leaves it, with
+        // the tilt's covariance, and moves the rest as far as the points allow.
+        var kept = windowState(tiltDeg: 0.3), corrected = kept
+        let before = kept
+        for _ in 0..<2 {
+            _ = keeping.update(state: &kept, observations: obs)
+            _ = full.update(state: &corrected, observations: obs)
+        }
+        for (a, b) in zip(ups(kept), ups(before)) { #expect((a - b).norm < 1e-12) }
+        #expect(acos(min(1, ups(corrected)[0].dot(ups(truthState())[0]))) * 180 / .pi < 0.02)
+        #expect(acos(min(1, ups(kept)[0].dot(ups(truthState())[0]))) * 180 / .pi > 0.29)
+        #expect(errors(kept).position < errors(before).position / 2)
+        // The covariance of each attitude's tilt directions is what it was; the whole stays symmetric positive
+        // semi-definite.
+        let P0 = before.covarianceMatrix, P1 = kept.covarianceMatrix
+        for (k, R) in ([kept.imu.R_W_B] + kept.clones.map(\.R_W_B)).enumerated() {
+            let a = k == 0 ? 0 : kept.cloneIndex(k - 1)
+            let g = R.inverse.act(Vec3(0, 0, 1))
+            let tilt = [Vec3(1, 0, 0), Vec3(0, 1, 0)].map { ($0 - g * g.dot($0)).normalized }
+            for u in tilt {
+                var q0 = 0.0, q1 = 0.0
+                for i in 0..<3 { for j in 0..<3 {
+                    q0 += u[i] * P0[a + i, a + j] * u[j]; q1 += u[i] * P1[a + i, a + j] * u[j]
+                } }
+                #expect(abs(q1 - q0) <= 1e-12 * q0)
+            }
+        }
+        // (The clones start as copies of the inertial pose, so P is singular from the start: positive semi-definite.)
+        for i in 0..<P1.rows { for j in 0..<i { #expect(P1[i, j] == P1[j, i]) } }
+        let smallest = try #require(try? P1.symmetricEigen()).eigenvalues.first ?? -1
+        #expect(smallest > -1e-12 * (0..<P1.rows).map { P1[$0, $0] }.max()!)
+        // And the yaw-and-position part of the pose is no worse than before (the tilt it cannot fix costs the rest).
+        #expect(errors(kept).angleDeg < errors(before).angleDeg)
+    }
+
+    /// The filter at the true pose (for its up vectors).
+    func truthState() -> FilterState {
+        var imu = IMUState(t_ns: 0)
+        imu.R_W_B = truth.rotation
+        imu.p_W = truth.translation
+        return FilterState(imu: imu, diagonalCovariance: [Double](repeating: 1e-4, count: 15))
+    }
+
 }
