@@ -9,6 +9,13 @@ extension FilterState {
     /// is injected into the mean. Throws (and leaves the state unchanged) if S is not positive definite
     /// or the result is not finite.
     mutating func update(H: Matrix, r: [Double]) throws {
+        let (P, M, dx) = try gain(H: H, r: r)
+        try commit(covariance: P - M, correction: dx)
+    }
+
+    /// The optimal update's parts: the covariance `P` before it, its reduction `M = K S Kᵀ = P Hᵀ S⁻¹ H P` and the
+    /// correction `δx = K r`, for the whitened measurement `r = H δx + n`.
+    private func gain(H: Matrix, r: [Double]) throws -> (P: Matrix, M: Matrix, dx: [Double]) {
         let n = dimension
         precondition(H.columns == n && H.rows == r.count)
         let P = covarianceMatrix
@@ -17,7 +24,7 @@ extension FilterState {
         for i in 0..<S.rows { S[i, i] += 1 }
         let Kt = try S.choleskySolve(PHt.transposed) // S⁻¹ H P, m × n
         let dx = Kt.transposedTimes(Matrix(columnVector: r)).elements
-        try commit(covariance: P - PHt * Kt, correction: dx)
+        return (P, PHt * Kt, dx)
     }
 
     /// The same update, except that the gravity direction of every attitude in the state (the inertial one and each
@@ -28,41 +35,32 @@ extension FilterState {
     /// is unchanged and their cross-covariances with the updated states follow the update.
     mutating func update(H: Matrix, r: [Double], keepingTilt: Bool) throws {
         guard keepingTilt else { return try update(H: H, r: r) }
-        let n = dimension
-        precondition(H.columns == n && H.rows == r.count)
-        let P = covarianceMatrix
-        let PHt = P.timesTransposed(H)
-        var S = H * PHt
-        for i in 0..<S.rows { S[i, i] += 1 }
-        let Kt = try S.choleskySolve(PHt.transposed)
-        var dx = Kt.transposedTimes(Matrix(columnVector: r)).elements
-        let M = PHt * Kt
+        let (P, M, correction) = try gain(H: H, r: r)
+        var dx = correction
         var newP = P - M
-        // The attitude blocks and their tilt projectors Π = I − g gᵀ (g: world up in that body frame).
-        var blocks: [(start: Int, pi: [[Double]])] = []
-        func projector(_ R_W_B: SO3) -> [[Double]] {
+        // Each attitude's error-state index and its tilt projector Π = I − g gᵀ (g: the world's up in that body frame).
+        func projector(_ R_W_B: SO3) -> Mat3 {
             let g = R_W_B.inverse.act(Vec3(0, 0, 1))
-            let gv = [g.x, g.y, g.z]
-            var pi = [[Double]](repeating: [0, 0, 0], count: 3)
-            for i in 0..<3 { for j in 0..<3 { pi[i][j] = (i == j ? 1.0 : 0.0) - gv[i] * gv[j] } }
-            return pi
+            return Mat3.identity - Mat3.outer(g, g)
         }
-        blocks.append((ErrorIndex.theta, projector(imu.R_W_B)))
-        for i in clones.indices { blocks.append((cloneIndex(i), projector(clones[i].R_W_B))) }
+        let blocks = [(start: ErrorIndex.theta, pi: projector(imu.R_W_B))]
+            + clones.indices.map { (start: cloneIndex($0), pi: projector(clones[$0].R_W_B)) }
         for (a, pi) in blocks {
             // δθ ← (I − Π) δθ: the yaw part only.
-            let d = (0..<3).map { dx[a + $0] }
-            for i in 0..<3 { dx[a + i] = d[i] - (0..<3).reduce(0) { $0 + pi[i][$1] * d[$1] } }
+            let d = Vec3(dx[a], dx[a + 1], dx[a + 2])
+            for i in 0..<3 {
+                var s = 0.0
+                for k in 0..<3 { s += pi[i, k] * d[k] }
+                dx[a + i] = d[i] - s
+            }
         }
         for (a, pa) in blocks {
             for (b, pb) in blocks {
                 // newP[a, b] += Π_a M[a, b] Π_bᵀ
-                var mab = [[Double]](repeating: [0, 0, 0], count: 3)
-                for i in 0..<3 { for j in 0..<3 { mab[i][j] = M[a + i, b + j] } }
                 for i in 0..<3 {
                     for j in 0..<3 {
                         var s = 0.0
-                        for k in 0..<3 { for l in 0..<3 { s += pa[i][k] * mab[k][l] * pb[j][l] } }
+                        for k in 0..<3 { for l in 0..<3 { s += pa[i, k] * M[a + k, b + l] * pb[j, l] } }
                         newP[a + i, b + j] += s
                     }
                 }
