@@ -9,7 +9,8 @@ public enum ConsumerFactory {
     /// One-paragraph help for each consumer, for `--help`.
     public static let help = """
     burst:every=N,count=K,out=DIR[,start=T][,at=T1,T2,…]  save every N-th frame, K frames per trigger, as PNG + JSON sidecar
-    measure:taps=FILE[,pose_std=M][,pixel_std=PX]           measure tapped pixel polylines (JSON taps file) on the nearest frame
+    measure:taps=FILE[,pose_std=M][,pixel_std=PX][,…]       measure tapped pixel polylines (JSON taps file) on the nearest frame
+                                                            (also edge=M, images=on|off, max_rel_std=F: docs/STREAM.md)
     cursor[:place=T1,T2,…]                                  raycast from the image centre every frame; place anchors at times
     divide:tap=X,Y,at=T,pieces=N[,radius=R]                 cake divider: N equal cuts of a disc (R m, 0.12) on the tapped table
     object:box=X,Y,W,H,at=T[,name=N]                        track an image box (CSRT) from time T; its centre in 3-D

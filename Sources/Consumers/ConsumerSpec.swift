@@ -115,6 +115,15 @@ public struct ConsumerSpec: Equatable {
         return v
     }
 
+    /// A positive number value.
+    public func positiveDouble(_ key: String) throws -> Double? {
+        guard let s = try single(key) else { return nil }
+        guard let v = Double(s), v.isFinite, v > 0 else {
+            throw ConsumerError.badValue(consumer: name, key: key, value: s, expected: "a positive number")
+        }
+        return v
+    }
+
     /// A switch: `on` or `off` (true or false).
     public func onOff(_ key: String) throws -> Bool? {
         guard let s = try single(key) else { return nil }

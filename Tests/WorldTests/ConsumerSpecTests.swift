@@ -88,5 +88,11 @@ import TestSupport
         #expect(try measure(",images=on").checker.photometric != nil)
         #expect(try measure(",images=off").checker.photometric == nil)
         #expect(error("measure:taps=\(p),images=maybe") == "consumer 'measure': bad value 'maybe' for 'images': expected on or off")
+        // `max_rel_std`: the too-uncertain refusal's fraction, 0.25 by default, any positive number.
+        #expect(try measure("").maxRelativeStd == 0.25)
+        #expect(try measure(",max_rel_std=0.05").maxRelativeStd == 0.05)
+        for bad in ["0", "-0.1", "ten", "inf"] {
+            #expect(error("measure:taps=\(p),max_rel_std=\(bad)") == "consumer 'measure': bad value '\(bad)' for 'max_rel_std': expected a positive number")
+        }
     }
 }

@@ -115,6 +115,18 @@ func pixel(_ p_W: Vec3, _ T_W_C: SE3 = defaultPose) throws -> [Double] {
         // Tap noise adds in quadrature: 1 px at ~2.3 m with f = 400 px is ~6 mm per end.
         let withTap = MeasureConsumer(taps: [], poseStd_m: 0.02, pixelStd: 1).measure(tap, tapTime: frame.t_ns, on: frame)
         #expect(try #require(withTap.total_std) > expected + 0.001)
+
+        // A length whose 1-σ exceeds `maxRelativeStd` of it fails as too uncertain, keeping its total and σ.
+        let relative = expected / L
+        let strict = MeasureConsumer(taps: [], poseStd_m: 0.02, pixelStd: 0)
+        strict.maxRelativeStd = relative / 2
+        let refused = strict.measure(tap, tapTime: frame.t_ns, on: frame)
+        #expect(refused.status == "failed")
+        #expect(refused.reason == String(format: "too uncertain: ±%.3f m (1 σ) on %.3f m, more than %.0f %%", expected, L, 100 * relative / 2))
+        #expect(refused.total == m.total && refused.total_std == m.total_std)
+        strict.maxRelativeStd = relative * 1.01
+        #expect(strict.measure(tap, tapTime: frame.t_ns, on: frame).status == "ok")
+        #expect(m.status == "ok" && relative < 0.25)
     }
 
     @Test func twoEstimatedPlanesAreTwoSurfacesInTheSigma() throws {
