@@ -108,18 +108,19 @@ public struct ConsumerSpec: Equatable {
 
     /// A non-negative number value.
     public func nonNegativeDouble(_ key: String) throws -> Double? {
-        guard let s = try single(key) else { return nil }
-        guard let v = Double(s), v.isFinite, v >= 0 else {
-            throw ConsumerError.badValue(consumer: name, key: key, value: s, expected: "a non-negative number")
-        }
-        return v
+        try finiteDouble(key, expected: "a non-negative number") { $0 >= 0 }
     }
 
     /// A positive number value.
     public func positiveDouble(_ key: String) throws -> Double? {
+        try finiteDouble(key, expected: "a positive number") { $0 > 0 }
+    }
+
+    /// A finite number value that `accepts`; otherwise a `badValue` error saying what was `expected`.
+    private func finiteDouble(_ key: String, expected: String, accepts: (Double) -> Bool) throws -> Double? {
         guard let s = try single(key) else { return nil }
-        guard let v = Double(s), v.isFinite, v > 0 else {
-            throw ConsumerError.badValue(consumer: name, key: key, value: s, expected: "a positive number")
+        guard let v = Double(s), v.isFinite, accepts(v) else {
+            throw ConsumerError.badValue(consumer: name, key: key, value: s, expected: expected)
         }
         return v
     }

@@ -310,7 +310,7 @@ public final class MeasureConsumer: FrameConsumer {
         let common = commonBySurface.values.reduce(0, +)
         rec.total_std = (common * common + independentVar).squareRoot()
         if let total = rec.total, let sd = rec.total_std, checker.enabled, sd > maxRelativeStd * total {
-            rec.reason = String(format: "too uncertain: ±%.3f m (1 σ) on %.3f m, more than %.0f %%", sd, total, 100 * maxRelativeStd)
+            rec.reason = String(format: "too uncertain: ±%.3f m (1 σ) on %.3f m, more than %.3g %%", sd, total, 100 * maxRelativeStd)
             return rec
         }
         rec.status = "ok"

@@ -118,11 +118,13 @@ func pixel(_ p_W: Vec3, _ T_W_C: SE3 = defaultPose) throws -> [Double] {
 
         // A length whose 1-σ exceeds `maxRelativeStd` of it fails as too uncertain, keeping its total and σ.
         let relative = expected / L
+        try #require(relative > 0.01)   // about 1.5 % here
         let strict = MeasureConsumer(taps: [], poseStd_m: 0.02, pixelStd: 0)
-        strict.maxRelativeStd = relative / 2
+        strict.maxRelativeStd = 0.0075
         let refused = strict.measure(tap, tapTime: frame.t_ns, on: frame)
         #expect(refused.status == "failed")
-        #expect(refused.reason == String(format: "too uncertain: ±%.3f m (1 σ) on %.3f m, more than %.0f %%", expected, L, 100 * relative / 2))
+        // The limit is printed as set, not rounded to a whole per cent.
+        #expect(refused.reason == String(format: "too uncertain: ±%.3f m (1 σ) on %.3f m, more than 0.75 %%", expected, L))
         #expect(refused.total == m.total && refused.total_std == m.total_std)
         strict.maxRelativeStd = relative * 1.01
         #expect(strict.measure(tap, tapTime: frame.t_ns, on: frame).status == "ok")
