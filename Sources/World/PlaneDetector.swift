@@ -17,6 +17,61 @@ public struct PlaneCandidate: Equatable, Sendable {
     public var band_m: Double
     /// Ids of the supporting landmarks (same order as `points`; empty when the candidate was built by hand).
     public var landmarkIds: [Int] = []
+    /// The supporting points that can bound the candidate's outline (`withOutlinePoints()`), or nil when not worked
+    /// out (then all of `points` can). Seen along `normal_W`, every point of `points` left out lies inside the convex
+    /// hull of `points` by more than `PlaneCandidate.outlineMargin_m`, so a plane looking along the same normal gets
+    /// the same convex outline from these as from all the points: the detector works them out on its worker thread,
+    /// and the tracker, on the tracking thread, hulls tens of points instead of a floor's thousands.
+    public var outlinePoints: [Vec3]? = nil
+}
+
+extension PlaneCandidate {
+    /// How far inside the outline a point must lie to be left out of `outlinePoints`, metres: far more than the
+    /// rounding of a plane's frame moves a point (1e-9 of its distance from the origin, within
+    /// `outlineMaxRadius_m`), far less than any landmark's σ.
+    public static let outlineMargin_m = 1e-6
+    /// Beyond this distance from the world origin, metres, a candidate gets no `outlinePoints` (rounding of a frame
+    /// could then move a point by the margin).
+    public static let outlineMaxRadius_m = 500.0
+    /// The largest difference between a plane's normal and the candidate's (unit vectors) for which the plane may hull
+    /// `outlinePoints` instead of `points`.
+    public static let outlineNormalTolerance = 1e-9
+
+    /// The candidate with `outlinePoints` worked out (at most O(points × outline vertices)); unchanged when its points do not
+    /// span an area (fewer than three outline vertices) or lie farther than `outlineMaxRadius_m` from the origin.
+    public func withOutlinePoints() -> PlaneCandidate {
+        guard points.count > 3, points.allSatisfy({ $0.isFinite && $0.norm <= Self.outlineMaxRadius_m }) else { return self }
+        let frame = PlaneAnchor.frameRotation(normal: normal_W).inverse
+        let inPlane = points.map { p -> Vec2 in let q = frame.act(p); return Vec2(q.x, q.y) }
+        let hull = PlaneGeometry2D.convexHull(inPlane)
+        guard hull.count >= 3 else { return self }
+        // Counter-clockwise polygons: the inside is on the left of each edge a → b.
+        func edges(_ polygon: [Vec2]) -> [(a: Vec2, inward: Vec2)] {
+            polygon.indices.compactMap { k in
+                let a = polygon[k], d = polygon[(k + 1) % polygon.count] - a
+                let length = d.norm
+                return length > 0 ? (a, Vec2(-d.y, d.x) / length) : nil
+            }
+        }
+        func deeperThanMargin(_ q: Vec2, _ edges: [(a: Vec2, inward: Vec2)]) -> Bool {
+            !edges.contains { $0.inward.dot(q - $0.a) <= Self.outlineMargin_m }
+        }
+        // The hull's extreme vertices in eight directions span a polygon inside it: a point deeper than the margin
+        // inside that one is so inside the hull, and most are told apart by its eight edges instead of the hull's.
+        let directions = [Vec2(-1, 0), Vec2(-1, -1), Vec2(0, -1), Vec2(1, -1), Vec2(1, 0), Vec2(1, 1), Vec2(0, 1), Vec2(-1, 1)]
+        var octagon: [Vec2] = []
+        for d in directions {
+            let v = hull.max { d.dot($0) < d.dot($1) }!
+            if octagon.last != v && octagon.first != v { octagon.append(v) }
+        }
+        let inner = octagon.count >= 3 ? edges(octagon) : [], outer = edges(hull)
+        var c = self
+        c.outlinePoints = points.indices.filter { i in
+            let q = inPlane[i]
+            return !(!inner.isEmpty && deeperThanMargin(q, inner)) && !deeperThanMargin(q, outer)
+        }.map { points[$0] }
+        return c
+    }
 }
 
 /// One detection pass: the candidates (horizontal first, each group ordered by support, largest first), and the
@@ -164,7 +219,7 @@ public struct PlaneDetector: Sendable {
         let levels = flat.count >= options.minPoints ? horizontalLevels(flat, band: band) : []
         guard options.detectVertical else {
             let horizontal = keep(horizontalCandidates(flat, levels: levels, band: band))
-            return PlaneDetection(candidates: horizontal, refuted: refuted)
+            return PlaneDetection(candidates: horizontal.map { $0.withOutlinePoints() }, refuted: refuted.map { $0.withOutlinePoints() })
         }
         // Walls are searched among the landmarks inside vertical structure and those off every level (so floor
         // and table points never make a "wall"); then the flat landmarks on a wall are left out of the horizontal
@@ -184,7 +239,8 @@ public struct PlaneDetector: Sendable {
             }
         }
         let horizontal = keep(horizontalCandidates(horizontalPts, levels: levels, band: band))
-        return PlaneDetection(candidates: horizontal + vertical, refuted: refuted)
+        return PlaneDetection(candidates: (horizontal + vertical).map { $0.withOutlinePoints() },
+                              refuted: refuted.map { $0.withOutlinePoints() })
     }
 
     /// True when `landmarks` were seen through the candidate (see `rejectSeenThrough`); a witness must lie behind it
@@ -226,33 +282,13 @@ public struct PlaneDetector: Sendable {
         var a = v
         let k = a.count / 2
         return a.withUnsafeMutableBufferPointer { b -> Double in
-            let upper = select(b, k)
+            let upper = selectKth(b, k)
             guard b.count % 2 == 0 else { return upper }
             // After selection every element before k is ≤ the k-th: the largest of them is the (k − 1)-th.
             var lower = b[0]
             for i in 1..<k where b[i] > lower { lower = b[i] }
             return (lower + upper) / 2
         }
-    }
-
-    /// Rearranges `b` so that `b[k]` is the k-th smallest (0-based), everything before it ≤ and after it ≥; returns
-    /// it. Quickselect with a median-of-three pivot and a three-way partition (no NaN in `b`).
-    static func select(_ b: UnsafeMutableBufferPointer<Double>, _ k: Int) -> Double {
-        var lo = 0, hi = b.count - 1
-        while lo < hi {
-            let mid = lo + (hi - lo) / 2
-            let x = b[lo], y = b[mid], z = b[hi]
-            let pivot = max(min(x, y), min(max(x, y), z))
-            // Dutch-flag partition of b[lo...hi]: < pivot, == pivot, > pivot.
-            var lt = lo, i = lo, gt = hi
-            while i <= gt {
-                if b[i] < pivot { b.swapAt(lt, i); lt += 1; i += 1 }
-                else if b[i] > pivot { b.swapAt(i, gt); gt -= 1 }
-                else { i += 1 }
-            }
-            if k < lt { hi = lt - 1 } else if k > gt { lo = gt + 1 } else { return b[k] }
-        }
-        return b[k]
     }
 
     // MARK: Horizontal

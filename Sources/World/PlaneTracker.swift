@@ -151,8 +151,15 @@ public struct PlaneTracker: Sendable {
         let tol = max(options.matchOffset_m, c.band_m,
                       3 * (p.offsetStd_m * p.offsetStd_m + c.offsetStd_m * c.offsetStd_m).squareRoot())
         guard abs(offset(of: p, along: c.normal_W) - c.offset_m) <= tol else { return false }
-        let hull = PlaneGeometry2D.convexHull(c.points.map { p.local($0) })
+        let hull = PlaneGeometry2D.convexHull(outlineSupport(c, in: p).map { p.local($0) })
         return PlaneGeometry2D.distance(hull, p.boundaryLocal) <= options.matchDistance_m
+    }
+
+    /// The candidate's points that can bound its outline in `p`'s frame: its `outlinePoints` when `p` looks along the
+    /// candidate's normal (their convex hull there is that of all its points), else all of them.
+    func outlineSupport(_ c: PlaneCandidate, in p: PlaneAnchor) -> [Vec3] {
+        guard let outline = c.outlinePoints, (p.normal_W - c.normal_W).norm <= PlaneCandidate.outlineNormalTolerance else { return c.points }
+        return outline
     }
 
     /// The candidate with its normal flipped, if needed, to agree with the plane's.
@@ -178,7 +185,7 @@ public struct PlaneTracker: Sendable {
                             firstSeen_ns: t_ns, lastUpdated_ns: t_ns)
         nextId += 1
         p.inlierBand_m = c.band_m
-        p.boundaryLocal = PlaneGeometry2D.convexHull(c.points.map { p.local($0) })
+        p.boundaryLocal = PlaneGeometry2D.convexHull(outlineSupport(c, in: p).map { p.local($0) })
         p.refreshExtent()
         return p
     }
@@ -208,7 +215,7 @@ public struct PlaneTracker: Sendable {
         // The boundary is the hull of the current support when the candidate holds (nearly) all the plane's
         // landmarks — so it can also shrink when stray points are rejected — and grows monotonically otherwise
         // (landmarks culled from the map still count).
-        let local = c.points.map { p.local($0) }
+        let local = outlineSupport(c, in: p).map { p.local($0) }
         if Double(c.points.count) >= options.boundaryRefitFraction * Double(p.pointCount) {
             p.boundaryLocal = PlaneGeometry2D.convexHull(local)
         } else {

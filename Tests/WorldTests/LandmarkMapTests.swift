@@ -60,6 +60,30 @@ import Testing
         #expect(m2.landmark(id: 0) != nil && m2.landmark(id: 1) == nil)
     }
 
+    /// The cull keeps exactly the landmarks a full sort by (latest report, id) would keep, also when a whole frame's
+    /// reports share their time (then the higher ids stay), and when old landmarks are seen again.
+    @Test func cullKeepsTheMostRecentBySelectionAsASortWould() {
+        var rng = SeededRandom(seed: 31)
+        var map = LandmarkMap(capacity: 500)
+        var lastSeen: [Int: TimestampNs] = [:] // the reference: every id's latest report, culled by sorting
+        var culls = 0
+        for frame in 0..<120 {
+            let t = TimestampNs(frame) * 50_000_000
+            // 40 new ids a frame (in a shuffled order) and 10 old ones seen again.
+            var ids = (0..<40).map { frame * 40 + $0 }.shuffled(using: &rng)
+            for _ in 0..<10 { ids.append(Int(rng.uniform(0, Double(frame * 40 + 1)))) }
+            map.integrate(ids.map { Landmark(id: $0, p_W: Vec3(Double($0), 0, 0), std_m: 0.01) }, at: t)
+            for id in ids { lastSeen[id] = t }
+            if lastSeen.count > 500 {
+                culls += 1
+                let kept = lastSeen.sorted { ($0.value, $0.key) > ($1.value, $1.key) }.prefix(450)
+                lastSeen = Dictionary(uniqueKeysWithValues: kept.map { ($0.key, $0.value) })
+            }
+            #expect(Set(map.all.map(\.id)) == Set(lastSeen.keys), "frame \(frame)")
+        }
+        #expect(culls >= 5)
+    }
+
     @Test func staleLandmarksAreDropped() {
         var map = LandmarkMap(maxAge_ns: 1_000)
         map.integrate([Landmark(id: 1, p_W: .zero, std_m: 0.01)], at: 0)

@@ -104,4 +104,83 @@ import Testing
         let many = sets[15]
         #expect(many.count == 2000 && PlaneGeometry2D.outsideExtremeOctagon(many).count < many.count / 4)
     }
+
+    /// Candidates for the outline tests: dense slabs (1 cm thick) of several shapes, horizontal and tilted, some with
+    /// rows of exactly collinear points along their edges (a grid), where the hull drops collinear points.
+    static func outlineCandidates(_ rng: inout SeededRandom) -> [PlaneCandidate] {
+        var out: [PlaneCandidate] = []
+        let normals = [Vec3(0, 0, 1), Vec3(1, 0, 0), Vec3(0.6, 0.8, 0), Vec3(0.3, -0.2, 0.93).normalized, Vec3(-0.7, 0.1, 0.2).normalized]
+        for (k, n) in normals.enumerated() {
+            let frame = PlaneAnchor.frameRotation(normal: n)
+            let shift = Vec3(rng.uniform(-5, 5), rng.uniform(-5, 5), rng.uniform(0, 2))
+            for shape in 0..<3 {
+                var local: [Vec2] = []
+                switch shape {
+                case 0: // a disc
+                    for _ in 0..<2000 { let r = 1.5 * rng.uniform(0, 1).squareRoot(), a = rng.uniform(0, 2 * .pi); local.append(Vec2(r * cos(a), r * sin(a))) }
+                case 1: // an L of two rectangles
+                    for _ in 0..<1000 { local.append(Vec2(rng.uniform(0, 3), rng.uniform(0, 0.8))) }
+                    for _ in 0..<1000 { local.append(Vec2(rng.uniform(0, 0.8), rng.uniform(0, 2.5))) }
+                default: // a grid: whole rows of points on the outline's edges
+                    for i in 0...40 { for j in 0...25 { local.append(Vec2(0.05 * Double(i), 0.04 * Double(j))) } }
+                }
+                let points = local.map { q in frame.act(Vec3(q.x, q.y, shape == 2 ? 0 : 0.01 * rng.gaussian())) + shift }
+                out.append(PlaneCandidate(alignment: k == 0 ? .horizontal : .vertical, normal_W: n, offset_m: n.dot(shift),
+                                          offsetStd_m: 0.005, points: points, band_m: 0.03))
+            }
+        }
+        return out
+    }
+
+    /// A plane looking along `c`'s normal, its frame turned about it and moved, as a tracker's plane is.
+    static func plane(along c: PlaneCandidate, yaw: Double, origin: Vec3) -> PlaneAnchor {
+        let R = PlaneAnchor.frameRotation(normal: c.normal_W) * SO3(angle: yaw, axis: Vec3(0, 0, 1))
+        return PlaneAnchor(id: "plane-1", alignment: c.alignment, classification: .none, T_W_P: SE3(rotation: R, translation: origin),
+                           center: origin, extent: PlaneExtent(width: 0, length: 0, yaw: 0), boundaryLocal: [],
+                           offset_m: c.offset_m, offsetStd_m: c.offsetStd_m, pointCount: c.points.count,
+                           firstSeen_ns: 0, lastUpdated_ns: 0)
+    }
+
+    /// The points the detector keeps for the tracker's outlines (worked out on its worker thread) give, in any frame
+    /// that looks along the candidate's normal, the same convex outline as all the candidate's points, bit for bit: the
+    /// tracker's planes, and so the stream, do not change. And they are few, or there would be nothing gained.
+    @Test func outlinePointsGiveTheSameOutlineAsAllThePoints() {
+        var rng = SeededRandom(seed: 23)
+        for c in Self.outlineCandidates(&rng) {
+            let o = c.withOutlinePoints()
+            guard let outline = o.outlinePoints else { Issue.record("no outline points"); continue }
+            #expect(outline.count * 8 < c.points.count, "\(outline.count) of \(c.points.count) kept")
+            #expect(Set(outline.map { [$0.x, $0.y, $0.z] }).isSubset(of: Set(c.points.map { [$0.x, $0.y, $0.z] })))
+            for _ in 0..<4 {
+                let p = Self.plane(along: c, yaw: rng.uniform(-.pi, .pi), origin: c.points[Int(rng.uniform(0, Double(c.points.count)))])
+                let all = PlaneGeometry2D.convexHull(c.points.map { p.local($0) })
+                #expect(PlaneGeometry2D.convexHull(outline.map { p.local($0) }) == all)
+                #expect(PlaneTracker().outlineSupport(o, in: p) == outline)
+            }
+            // A plane that looks along another normal (a wall refined towards its own) hulls all the points.
+            var turned = Self.plane(along: c, yaw: 0, origin: c.points[0])
+            turned.T_W_P.rotation = SO3(angle: 0.01, axis: Vec3(0, 1, 0)) * turned.T_W_P.rotation
+            #expect(PlaneTracker().outlineSupport(o, in: turned) == c.points)
+        }
+    }
+
+    /// Fed the same detections with and without their outline points, the tracker makes the same planes and changes.
+    @Test func trackerOutputIsTheSameWithOutlinePoints() {
+        var rng = SeededRandom(seed: 29)
+        var plain = PlaneTracker(), fast = PlaneTracker()
+        for pass in 0..<8 {
+            // A floor and a wall that grow pass by pass (the boundary refit and the matching both hull them).
+            let grow = 1 + 0.2 * Double(pass)
+            let floor = (0..<(800 + 100 * pass)).map { _ in Vec3(rng.uniform(-2, 2) * grow, rng.uniform(-1.5, 1.5), 0.005 * rng.gaussian()) }
+            let wall = (0..<(400 + 50 * pass)).map { _ in Vec3(rng.uniform(-2, 2) * grow, 2 + 0.005 * rng.gaussian(), rng.uniform(0, 2.5)) }
+            let detected = [PlaneCandidate(alignment: .horizontal, normal_W: Vec3(0, 0, 1), offset_m: 0, offsetStd_m: 0.003, points: floor, band_m: 0.03),
+                            PlaneCandidate(alignment: .vertical, normal_W: Vec3(0, 1, 0), offset_m: 2, offsetStd_m: 0.003, points: wall, band_m: 0.03)]
+            let t = Int64(pass) * 500_000_000
+            let a = plain.update(with: detected, at: t, cameraPosition_W: Vec3(0, 0, 1.5))
+            let b = fast.update(with: detected.map { $0.withOutlinePoints() }, at: t, cameraPosition_W: Vec3(0, 0, 1.5))
+            #expect(a == b, "pass \(pass)")
+            #expect(plain.planes == fast.planes, "pass \(pass)")
+        }
+        #expect(plain.planes.count == 2)
+    }
 }
