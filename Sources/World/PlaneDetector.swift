@@ -21,7 +21,7 @@ public struct PlaneCandidate: Equatable, Sendable {
     /// out (then all of `points` can). Seen along `normal_W`, every point of `points` left out lies inside the convex
     /// hull of `points` by more than `PlaneCandidate.outlineMargin_m`, so a plane looking along the same normal gets
     /// the same convex outline from these as from all the points: the detector works them out on its worker thread,
-    /// and the tracker, on the tracking thread, hulls tens of points instead of a floor's thousands.
+    /// and the tracker, on the tracking thread, hulls a few per cent of a floor's thousands of points.
     public var outlinePoints: [Vec3]? = nil
 }
 
@@ -37,38 +37,39 @@ extension PlaneCandidate {
     /// `outlinePoints` instead of `points`.
     public static let outlineNormalTolerance = 1e-9
 
-    /// The candidate with `outlinePoints` worked out (at most O(points × outline vertices)); unchanged when its points do not
-    /// span an area (fewer than three outline vertices) or lie farther than `outlineMaxRadius_m` from the origin.
+    /// The candidate with `outlinePoints` worked out (one pass over the points, then eight tests per point); unchanged
+    /// when its points do not span an area or lie farther than `outlineMaxRadius_m` from the origin.
     public func withOutlinePoints() -> PlaneCandidate {
         guard points.count > 3, points.allSatisfy({ $0.isFinite && $0.norm <= Self.outlineMaxRadius_m }) else { return self }
         let frame = PlaneAnchor.frameRotation(normal: normal_W).inverse
         let inPlane = points.map { p -> Vec2 in let q = frame.act(p); return Vec2(q.x, q.y) }
-        let hull = PlaneGeometry2D.convexHull(inPlane)
-        guard hull.count >= 3 else { return self }
-        // Counter-clockwise polygons: the inside is on the left of each edge a → b.
-        func edges(_ polygon: [Vec2]) -> [(a: Vec2, inward: Vec2)] {
-            polygon.indices.compactMap { k in
-                let a = polygon[k], d = polygon[(k + 1) % polygon.count] - a
-                let length = d.norm
-                return length > 0 ? (a, Vec2(-d.y, d.x) / length) : nil
+        // The extreme points in eight directions (counter-clockwise from −x) are vertices of the convex hull, and the
+        // polygon through them lies inside it: a point deeper inside that polygon than the margin is so inside the
+        // hull, and cannot bound the outline. (The points between the two are kept: a few more than the hull's
+        // vertices, for one pass instead of a hull.)
+        let directions = [Vec2(-1, 0), Vec2(-1, -1), Vec2(0, -1), Vec2(1, -1), Vec2(1, 0), Vec2(1, 1), Vec2(0, 1), Vec2(-1, 1)]
+        var extreme = [Vec2](repeating: inPlane[0], count: 8)
+        var best = directions.map { $0.dot(inPlane[0]) }
+        for q in inPlane.dropFirst() {
+            for k in 0..<8 {
+                let v = directions[k].dot(q)
+                if v > best[k] { best[k] = v; extreme[k] = q }
             }
         }
-        func deeperThanMargin(_ q: Vec2, _ edges: [(a: Vec2, inward: Vec2)]) -> Bool {
-            !edges.contains { $0.inward.dot(q - $0.a) <= Self.outlineMargin_m }
+        var polygon: [Vec2] = []
+        for v in extreme where polygon.last != v && polygon.first != v { polygon.append(v) }
+        // Its edges a → b with the inside on their left; a polygon with no area leaves every point in.
+        let edges = polygon.indices.compactMap { k -> (a: Vec2, inward: Vec2)? in
+            let a = polygon[k], d = polygon[(k + 1) % polygon.count] - a
+            let length = d.norm
+            return length > 0 ? (a, Vec2(-d.y, d.x) / length) : nil
         }
-        // The hull's extreme vertices in eight directions span a polygon inside it: a point deeper than the margin
-        // inside that one is so inside the hull, and most are told apart by its eight edges instead of the hull's.
-        let directions = [Vec2(-1, 0), Vec2(-1, -1), Vec2(0, -1), Vec2(1, -1), Vec2(1, 0), Vec2(1, 1), Vec2(0, 1), Vec2(-1, 1)]
-        var octagon: [Vec2] = []
-        for d in directions {
-            let v = hull.max { d.dot($0) < d.dot($1) }!
-            if octagon.last != v && octagon.first != v { octagon.append(v) }
-        }
-        let inner = octagon.count >= 3 ? edges(octagon) : [], outer = edges(hull)
+        let area = PlaneGeometry2D.area(polygon)
+        guard edges.count >= 3, area > 0 else { return self }
         var c = self
         c.outlinePoints = points.indices.filter { i in
             let q = inPlane[i]
-            return !(!inner.isEmpty && deeperThanMargin(q, inner)) && !deeperThanMargin(q, outer)
+            return edges.contains { $0.inward.dot(q - $0.a) <= Self.outlineMargin_m }
         }.map { points[$0] }
         return c
     }
