@@ -43,9 +43,10 @@ extension PlaneCandidate {
         guard points.count > 3, points.allSatisfy({ $0.isFinite && $0.norm <= Self.outlineMaxRadius_m }) else { return self }
         let frame = PlaneAnchor.frameRotation(normal: normal_W).inverse
         let inPlane = points.map { p -> Vec2 in let q = frame.act(p); return Vec2(q.x, q.y) }
-        // The extreme points in eight directions (counter-clockwise from −x) are vertices of the convex hull, and the
-        // polygon through them lies inside it: a point deeper inside that polygon than the margin is so inside the
-        // hull, and cannot bound the outline. (The points between the two are kept: a few more than the hull's
+        // The extreme points in eight directions (counter-clockwise from −x) lie on the convex hull's boundary in
+        // that order (a tie on an edge facing a direction keeps its first point, which lies on that edge), so the
+        // polygon through them is convex and inside the hull: a point deeper inside it than the margin is so inside
+        // the hull, and cannot bound the outline. (The points between the two are kept: a few more than the hull's
         // vertices, for one pass instead of a hull.)
         let directions = [Vec2(-1, 0), Vec2(-1, -1), Vec2(0, -1), Vec2(1, -1), Vec2(1, 0), Vec2(1, 1), Vec2(0, 1), Vec2(-1, 1)]
         var extreme = [Vec2](repeating: inPlane[0], count: 8)
