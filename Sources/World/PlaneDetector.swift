@@ -43,22 +43,12 @@ extension PlaneCandidate {
         guard points.count > 3, points.allSatisfy({ $0.isFinite && $0.norm <= Self.outlineMaxRadius_m }) else { return self }
         let frame = PlaneAnchor.frameRotation(normal: normal_W).inverse
         let inPlane = points.map { p -> Vec2 in let q = frame.act(p); return Vec2(q.x, q.y) }
-        // The extreme points in eight directions (counter-clockwise from −x) lie on the convex hull's boundary in
-        // that order (a tie on an edge facing a direction keeps its first point, which lies on that edge), so the
-        // polygon through them is convex and inside the hull: a point deeper inside it than the margin is so inside
-        // the hull, and cannot bound the outline. (The points between the two are kept: a few more than the hull's
-        // vertices, for one pass instead of a hull.)
-        let directions = [Vec2(-1, 0), Vec2(-1, -1), Vec2(0, -1), Vec2(1, -1), Vec2(1, 0), Vec2(1, 1), Vec2(0, 1), Vec2(-1, 1)]
-        var extreme = [Vec2](repeating: inPlane[0], count: 8)
-        var best = directions.map { $0.dot(inPlane[0]) }
-        for q in inPlane.dropFirst() {
-            for k in 0..<8 {
-                let v = directions[k].dot(q)
-                if v > best[k] { best[k] = v; extreme[k] = q }
-            }
-        }
+        // The polygon through the extreme points in eight directions is convex and inside the hull
+        // (`PlaneGeometry2D.extremeOctagon`): a point deeper inside it than the margin is so inside the hull, and
+        // cannot bound the outline. (The points between the two are kept: a few more than the hull's vertices, for
+        // one pass instead of a hull.)
         var polygon: [Vec2] = []
-        for v in extreme where polygon.last != v && polygon.first != v { polygon.append(v) }
+        for v in PlaneGeometry2D.extremeOctagon(inPlane).points where polygon.last != v && polygon.first != v { polygon.append(v) }
         // Its edges a → b with the inside on their left; a polygon with no area leaves every point in.
         let edges = polygon.indices.compactMap { k -> (a: Vec2, inward: Vec2)? in
             let a = polygon[k], d = polygon[(k + 1) % polygon.count] - a

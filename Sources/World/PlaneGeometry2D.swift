@@ -17,10 +17,11 @@ public enum PlaneGeometry2D {
         monotoneChain(points.count >= 32 ? outsideExtremeOctagon(points) : points)
     }
 
-    /// The points not strictly inside (by more than 1e-9 of the spread squared) the convex octagon through the
-    /// extreme points along ±x, ±y, ±(x + y) and ±(x − y), which are themselves kept.
-    static func outsideExtremeOctagon(_ points: [Vec2]) -> [Vec2] {
-        // Support directions in counter-clockwise order, starting at −x.
+    /// The extreme points of non-empty `points` along −x, −(x + y), −y, (x − y), x, x + y, y and (y − x) (counter-clockwise
+    /// from −x; a tie keeps the first point, which lies on the hull's edge facing that direction), with each support
+    /// value (the point's dot product with the unnormalised direction). They lie on the convex hull's boundary in that
+    /// order, so the polygon through them is convex and inside the hull.
+    static func extremeOctagon(_ points: [Vec2]) -> (points: [Vec2], support: [Double]) {
         let directions = [Vec2(-1, 0), Vec2(-1, -1), Vec2(0, -1), Vec2(1, -1), Vec2(1, 0), Vec2(1, 1), Vec2(0, 1), Vec2(-1, 1)]
         var extreme = [Vec2](repeating: points[0], count: 8)
         var best = directions.map { $0.dot(points[0]) }
@@ -30,6 +31,13 @@ public enum PlaneGeometry2D {
                 if v > best[k] { best[k] = v; extreme[k] = p }
             }
         }
+        return (extreme, best)
+    }
+
+    /// The points not strictly inside (by more than 1e-9 of the spread squared) the convex octagon through the
+    /// extreme points along ±x, ±y, ±(x + y) and ±(x − y), which are themselves kept.
+    static func outsideExtremeOctagon(_ points: [Vec2]) -> [Vec2] {
+        let (extreme, best) = extremeOctagon(points)
         let spread = max(best[4] + best[0], best[6] + best[2]) // x and y extents
         let margin = 1e-9 * max(spread * spread, 1e-12)
         // Kept unless strictly inside every edge (a point with a NaN coordinate is kept, as the chain would see it).
