@@ -185,62 +185,74 @@ public struct PlaneDetector: Sendable {
     /// plane that matches a refuted candidate is refuted with it (``PlaneTracker/update(with:refuted:at:cameraPosition_W:)``).
     public func detection(_ landmarks: [MapLandmark]) -> PlaneDetection {
         var refuted: [PlaneCandidate] = []
+        let witnesses = options.rejectSeenThrough ? SeeThroughWitnesses(landmarks) : SeeThroughWitnesses([])
         func keep(_ c: [PlaneCandidate]) -> [PlaneCandidate] {
             c.filter { candidate in
-                guard seenThrough(candidate, by: landmarks) else { return true }
+                guard seenThrough(candidate, by: witnesses) else { return true }
                 refuted.append(candidate)
                 return false
             }
         }
-        // In id order (the map's own order is a dictionary's), sorting indices: a landmark is some 150 bytes to move,
-        // an index 8 (the sort of the landmarks themselves was 1.8 % of a mono run's instructions).
-        let pts = landmarks.indices.filter { landmarks[$0].std_m <= options.maxLandmarkStd_m }
-            .sorted { landmarks[$0].id < landmarks[$1].id }.map { landmarks[$0] }
+        // In id order (the map's own order is a dictionary's), sorting ids (`radixOrder`), each landmark then copied
+        // once into the 48 bytes the pass reads (`DetectorPoint`).
+        let kept = landmarks.indices.filter { landmarks[$0].std_m <= options.maxLandmarkStd_m }
+        let pts = radixOrder(kept.map { landmarks[$0].id }).map { DetectorPoint(landmarks[kept[$0]]) }
         guard pts.count >= options.minPoints else { return PlaneDetection() }
         let band = max(options.minBand_m, 2.5 * Self.median(pts.map(\.std_m)))
+        // The landmarks in order of height, sorted once: the vertical-structure grid, the levels and the horizontal
+        // candidates each read their landmarks in this order (a subset's order is this one filtered).
+        let heightOrder = radixOrder(pts.map { $0.p_W.z })
+        func subsetHeightOrder(_ subset: [Int]) -> [Int] {
+            var position = [Int](repeating: -1, count: pts.count)
+            for (k, i) in subset.enumerated() { position[i] = k }
+            return heightOrder.compactMap { position[$0] >= 0 ? position[$0] : nil }
+        }
         // Horizontal surfaces are where landmarks are not stacked: a landmark with others straight above or
         // below it lies on vertical structure (a wall, a cabinet's side). Levels and horizontal candidates use
         // the unstacked landmarks only, so a densely mapped wall cannot make a "level" at every height.
-        let flat: [MapLandmark]
+        var isFlat = [Bool](repeating: true, count: pts.count)
         if options.ignoreStackedLandmarks {
-            let column = VerticalNeighbours(pts, radius: 0.15, maxDz: 0.5)
-            flat = pts.filter { !column.isInsideVerticalStructure($0.p_W, minDz: max(0.05, gate($0, band))) }
-        } else {
-            flat = pts
+            let column = VerticalNeighbours(pts, radius: 0.15, maxDz: 0.5, heightOrder: heightOrder)
+            for i in pts.indices { isFlat[i] = !column.isInsideVerticalStructure(pts[i].p_W, minDz: max(0.05, gate(pts[i], band))) }
         }
-        let levels = flat.count >= options.minPoints ? horizontalLevels(flat, band: band) : []
+        let flatIndices = pts.indices.filter { isFlat[$0] }
+        let flat = flatIndices.map { pts[$0] }
+        let flatHeightOrder = subsetHeightOrder(flatIndices)
+        let levels = flat.count >= options.minPoints ? horizontalLevels(flat, band: band, heightOrder: flatHeightOrder) : []
         guard options.detectVertical else {
-            let horizontal = keep(horizontalCandidates(flat, levels: levels, band: band))
-            return PlaneDetection(candidates: horizontal.map { $0.withOutlinePoints() }, refuted: refuted.map { $0.withOutlinePoints() })
+            let horizontal = keep(horizontalCandidates(flat, levels: levels, band: band, heightOrder: flatHeightOrder)
+                .map { $0.withOutlinePoints() })
+            return PlaneDetection(candidates: horizontal, refuted: refuted)
         }
         // Walls are searched among the landmarks inside vertical structure and those off every level (so floor
         // and table points never make a "wall"); then the flat landmarks on a wall are left out of the horizontal
         // planes (so a sparsely mapped wall's slice at some height never makes a thin or L-shaped "table").
-        let flatIds = Set(flat.map(\.id))
-        func inBand(_ p: MapLandmark) -> Bool { levels.contains { abs(p.p_W.z - $0) <= band } }
-        let vertical = keep(detectVertical(pts.filter { !flatIds.contains($0.id) || !inBand($0) }, band: band))
+        func inBand(_ p: DetectorPoint) -> Bool { levels.contains { abs(p.p_W.z - $0) <= band } }
+        let vertical = keep(detectVertical(pts.indices.filter { !isFlat[$0] || !inBand(pts[$0]) }.map { pts[$0] }, band: band)
+            .map { $0.withOutlinePoints() })
         let walls = vertical.map { c -> (n: Vec3, d: Double, rot: SO3, lo: Double, hi: Double) in
             let rot = PlaneAnchor.frameRotation(normal: c.normal_W)
             let xs = c.points.map { rot.inverse.act($0).x }
             return (c.normal_W, c.offset_m, rot, xs.min() ?? 0, xs.max() ?? 0)
         }
-        let horizontalPts = flat.filter { p in
-            !walls.contains { w in
+        let horizontalIndices = flatIndices.filter { i in
+            let p = pts[i]
+            return !walls.contains { w in
                 let x = w.rot.inverse.act(p.p_W).x
                 return abs(w.n.dot(p.p_W) - w.d) <= band && x >= w.lo - band && x <= w.hi + band
             }
         }
-        let horizontal = keep(horizontalCandidates(horizontalPts, levels: levels, band: band))
-        return PlaneDetection(candidates: (horizontal + vertical).map { $0.withOutlinePoints() },
-                              refuted: refuted.map { $0.withOutlinePoints() })
+        let horizontal = keep(horizontalCandidates(horizontalIndices.map { pts[$0] }, levels: levels, band: band,
+                                                   heightOrder: subsetHeightOrder(horizontalIndices)).map { $0.withOutlinePoints() })
+        return PlaneDetection(candidates: horizontal + vertical, refuted: refuted)
     }
 
     /// True when `landmarks` were seen through the candidate (see `rejectSeenThrough`); a witness must lie behind it
     /// by more than max(the candidate's band, 3 σ). Any landmark may witness, also one too uncertain to support a
     /// plane (`maxLandmarkStd_m`): its 3 σ gate already says how far behind it must be.
-    func seenThrough(_ c: PlaneCandidate, by landmarks: [MapLandmark]) -> Bool {
+    func seenThrough(_ c: PlaneCandidate, by witnesses: SeeThroughWitnesses) -> Bool {
         guard options.rejectSeenThrough else { return false }
-        return seeThroughWitnesses(c, by: landmarks, stopAt: seeThroughNeeded(c)) >= seeThroughNeeded(c)
+        return seeThroughWitnesses(c, by: witnesses, stopAt: seeThroughNeeded(c)) >= seeThroughNeeded(c)
     }
 
     /// How many witnesses reject `c` (`seeThroughMinWitnesses`, `seeThroughMinWitnessFraction`).
@@ -251,17 +263,24 @@ public struct PlaneDetector: Sendable {
     /// The number of `landmarks` seen through `c` (``SeeThroughTest`` over the hull of its points; counting stops at
     /// `stopAt`).
     public func seeThroughWitnesses(_ c: PlaneCandidate, by landmarks: [MapLandmark], stopAt: Int = .max) -> Int {
+        seeThroughWitnesses(c, by: SeeThroughWitnesses(landmarks), stopAt: stopAt)
+    }
+
+    /// The number of `witnesses` seen through `c` (counting stops at `stopAt`).
+    func seeThroughWitnesses(_ c: PlaneCandidate, by witnesses: SeeThroughWitnesses, stopAt: Int = .max) -> Int {
         let rot = PlaneAnchor.frameRotation(normal: c.normal_W)
         let T_W_P = SE3(rotation: rot, translation: c.offset_m * c.normal_W)
         let local = rot.inverse
-        let hull = PlaneGeometry2D.convexHull(c.points.map { let q = local.act($0); return Vec2(q.x, q.y) })
+        // The outline points (when worked out) have the same hull in this frame as all the points.
+        let hull = PlaneGeometry2D.convexHull((c.outlinePoints ?? c.points).map { let q = local.act($0); return Vec2(q.x, q.y) })
         let test = SeeThroughTest(T_W_P: T_W_P, polygon: hull, margin_m: options.seeThroughMargin_m)
-        var witnesses = 0
-        for l in landmarks where test.isWitness(l, gate_m: max(c.band_m, 3 * l.std_m)) {
-            witnesses += 1
-            if witnesses >= stopAt { break }
+        var count = 0
+        for i in witnesses.p_W.indices
+        where test.isWitness(witnesses.p_W[i], seenFrom: witnesses.viewpoint_W[i], gate_m: max(c.band_m, 3 * witnesses.std_m[i])) {
+            count += 1
+            if count >= stopAt { break }
         }
-        return witnesses
+        return count
     }
 
     /// Median of a non-empty array: the middle order statistic (the mean of the two middle ones for an even count),
@@ -286,7 +305,8 @@ public struct PlaneDetector: Sendable {
     // MARK: Horizontal
 
     /// Heights of horizontal planes: robust peaks of the landmark height histogram.
-    func horizontalLevels(_ pts: [MapLandmark], band: Double) -> [Double] {
+    /// `heightOrder`: the landmarks' indices in order of height (ties in index order), when known.
+    func horizontalLevels<L: PlaneSupport>(_ pts: [L], band: Double, heightOrder: [Int]? = nil) -> [Double] {
         let medStd = Self.median(pts.map(\.std_m))
         let zs = pts.map { $0.p_W.z }
         // Keep the histogram bounded: heights farther than 50 m from the median are ignored.
@@ -318,7 +338,7 @@ public struct PlaneDetector: Sendable {
         for c in hist { cumulative.append(cumulative[cumulative.count - 1] + c) }
         let halfBins = Int((band / bin).rounded(.up))
         // Landmarks sorted by height: a band's inliers are a contiguous range found by binary search.
-        let order = zs.indices.sorted { zs[$0] < zs[$1] }
+        let order = heightOrder ?? radixOrder(zs)
         let sortedZ = order.map { zs[$0] }
         func bandMembers(around h: Double) -> ArraySlice<Int> {
             order[lowerBound(sortedZ, h - band)..<lowerBound(sortedZ, h + band + 1e-12)]
@@ -350,11 +370,12 @@ public struct PlaneDetector: Sendable {
     /// (from a 3 × wider band), so a floor that the estimator sees slightly tilted (up to `maxTilt_deg`, e.g. a
     /// small gravity error) is not cut into rings; the reported plane stays gravity-aligned, at the mode of the
     /// inliers' heights (`surfaceHeight`). Landmarks claimed by one level are not reused by the next.
-    func horizontalCandidates(_ pts: [MapLandmark], levels: [Double], band: Double) -> [PlaneCandidate] {
+    /// `heightOrder`: the landmarks' indices in order of height (ties in index order), when known.
+    func horizontalCandidates<L: PlaneSupport>(_ pts: [L], levels: [Double], band: Double, heightOrder: [Int]? = nil) -> [PlaneCandidate] {
         var candidates: [PlaneCandidate] = []
         var claimed = [Bool](repeating: false, count: pts.count)
         // Sorted by height, so each level's wide band is a contiguous range (binary search).
-        let order = pts.indices.sorted { pts[$0].p_W.z < pts[$1].p_W.z }
+        let order = heightOrder ?? radixOrder(pts.map { $0.p_W.z })
         let sortedZ = order.map { pts[$0].p_W.z }
         for level in levels {
             let range = lowerBound(sortedZ, level - 3 * band)..<lowerBound(sortedZ, level + 3 * band + 1e-12)
@@ -396,7 +417,7 @@ public struct PlaneDetector: Sendable {
     /// True when the landmarks' horizontal positions do not resolve a second dimension beyond their own noise: their
     /// RMS distance to the best vertical line through them (in x-y) is at most 1.5 × their median σ. Such a level is a
     /// row of one vertical face's points (a texture row on a box's side) spread in depth by their σ, not a top.
-    func isRowOnAVerticalFace(_ l: [MapLandmark]) -> Bool {
+    func isRowOnAVerticalFace<L: PlaneSupport>(_ l: [L]) -> Bool {
         guard l.count >= 3 else { return false }
         let n = Double(l.count)
         let mx = l.reduce(0) { $0 + $1.p_W.x } / n, my = l.reduce(0) { $0 + $1.p_W.y } / n
@@ -411,7 +432,7 @@ public struct PlaneDetector: Sendable {
 
     /// A landmark's inlier gate: 2.5 of its own σ (at least `minBand_m`), never wider than the common `band`, so
     /// precise landmarks of nearby structures (edges, a wall behind a table) are not taken as inliers.
-    func gate(_ l: MapLandmark, _ band: Double) -> Double {
+    func gate<L: PlaneSupport>(_ l: L, _ band: Double) -> Double {
         min(band, max(options.minBand_m, 2.5 * l.std_m))
     }
 
@@ -424,7 +445,7 @@ public struct PlaneDetector: Sendable {
 
     /// A weighted least-squares plane `z = a·x + b·y + c` through the landmarks, as a function giving the plane's
     /// z at a point's x-y; `nil` when degenerate or tilted more than `maxTilt_deg`.
-    func tiltedFit(_ l: [MapLandmark]) -> ((Vec3) -> Double)? {
+    func tiltedFit<L: PlaneSupport>(_ l: [L]) -> ((Vec3) -> Double)? {
         guard l.count >= 3 else { return nil }
         let mean = weightedMean(l)
         var ata = Mat3.zero, atb = Vec3.zero
@@ -442,20 +463,20 @@ public struct PlaneDetector: Sendable {
 
     /// True when the landmarks concentrate on their plane: the median of |residual| / gate is at most
     /// `maxMedianGateResidual`.
-    func concentrated(_ l: [MapLandmark], band: Double, residual: (Vec3) -> Double) -> Bool {
+    func concentrated<L: PlaneSupport>(_ l: [L], band: Double, residual: (Vec3) -> Double) -> Bool {
         guard !l.isEmpty else { return false }
         return Self.median(l.map { abs(residual($0.p_W)) / gate($0, band) }) <= options.maxMedianGateResidual
     }
 
     /// The 1/σ²-weighted mean position.
-    func weightedMean(_ l: [MapLandmark]) -> Vec3 {
+    func weightedMean<L: PlaneSupport>(_ l: [L]) -> Vec3 {
         var s = Vec3.zero, w = 0.0
         for m in l { let wi = 1 / (m.std_m * m.std_m); s += wi * m.p_W; w += wi }
         return s / w
     }
 
     /// Weighted mean of `value` over the landmarks and its standard error (scatter / √n, at least 1 mm).
-    func offsetAndStd(_ l: [MapLandmark], _ value: (Vec3) -> Double) -> (Double, Double) {
+    func offsetAndStd<L: PlaneSupport>(_ l: [L], _ value: (Vec3) -> Double) -> (Double, Double) {
         var s = 0.0, w = 0.0
         for m in l { let wi = 1 / (m.std_m * m.std_m); s += wi * value(m.p_W); w += wi }
         let mean = s / w
@@ -480,7 +501,7 @@ public struct PlaneDetector: Sendable {
     /// their robust spread (1.4826 × the median absolute deviation, at least `minModeKernel_m`: 5 mm, about the
     /// scatter of well-triangulated landmarks on a surface); the surface is the tilted fit at the members' weighted
     /// centroid plus that mode, as a gravity-aligned plane.
-    func surfaceHeight(_ l: [MapLandmark], tilted: ((Vec3) -> Double)?) -> (Double, Double) {
+    func surfaceHeight<L: PlaneSupport>(_ l: [L], tilted: ((Vec3) -> Double)?) -> (Double, Double) {
         let (mean, std) = offsetAndStd(l) { $0.z }
         guard l.count >= 3 else { return (mean, std) }
         let base = tilted ?? { _ in mean }
@@ -505,7 +526,7 @@ public struct PlaneDetector: Sendable {
     /// Removes landmarks that have no neighbour within 2 × the component's mean spacing (√(hull area / n),
     /// at least 10 cm) in a 2-D projection: stray points (outliers, a wall's slice) that joined a component
     /// through the coarse grid would otherwise stretch its boundary.
-    func dropIsolated(_ l: [MapLandmark], project: (Vec3) -> Vec2) -> [MapLandmark] {
+    func dropIsolated<L: PlaneSupport>(_ l: [L], project: (Vec3) -> Vec2) -> [L] {
         guard l.count >= 3 else { return l }
         let q = l.map { project($0.p_W) }
         let spacing = (PlaneGeometry2D.area(PlaneGeometry2D.convexHull(q)) / Double(l.count)).squareRoot()
@@ -528,7 +549,7 @@ public struct PlaneDetector: Sendable {
 
     /// Groups landmarks into 8-connected components of occupied grid cells in a 2-D projection.
     /// Returns the original `indices` of each component, largest first.
-    func components(_ l: [MapLandmark], indices: [Int], adaptive: Bool, cell fixedCell: Double? = nil,
+    func components<L: PlaneSupport>(_ l: [L], indices: [Int], adaptive: Bool, cell fixedCell: Double? = nil,
                     project: (Vec3) -> Vec2) -> [[Int]] {
         let q2 = l.map { project($0.p_W) }
         // Sparse maps (early in a session) get a coarser grid: about 1.5 × the mean landmark spacing, so a
@@ -568,13 +589,13 @@ public struct PlaneDetector: Sendable {
     /// Pieces whose height is too uncertain to resolve two levels (3 standard errors above `minPeakSeparation_m`:
     /// one or two loose landmarks) join a group of pieces that resolve it only within `maxComponentCell_m` of it;
     /// the others are grouped among themselves.
-    func splitByHeight(_ comp: [Int], _ pts: [MapLandmark]) -> [[Int]] {
+    func splitByHeight<L: PlaneSupport>(_ comp: [Int], _ pts: [L]) -> [[Int]] {
         let members = comp.map { pts[$0] }
         let q = members.map { Vec2($0.p_W.x, $0.p_W.y) }
         let cell = min(max(options.componentCell_m, 3 * Self.medianNearestNeighbour(q)), options.maxComponentCell_m)
         let pieces = components(members, indices: comp, adaptive: true, cell: cell) { Vec2($0.x, $0.y) }
         guard pieces.count > 1 else { return [comp] }
-        struct Group { var indices: [Int]; var height: Double; var weight: Double; var variance: Double }
+        typealias Group = HeightGroup
         let stats = pieces.map { piece -> Group in
             let l = piece.map { pts[$0] }
             let h = weightedMean(l).z
@@ -648,32 +669,40 @@ public struct PlaneDetector: Sendable {
         for p in q { lo = Vec2(min(lo.x, p.x), min(lo.y, p.y)); hi = Vec2(max(hi.x, p.x), max(hi.y, p.y)) }
         let spacing = (max(0, (hi.x - lo.x) * (hi.y - lo.y)) / Double(q.count)).squareRoot()
         let r = max(1e-3, spacing)
-        func key(_ p: Vec2) -> SIMD2<Int> { SIMD2<Int>(Int(((p.x - lo.x) / r).rounded(.down)), Int(((p.y - lo.y) / r).rounded(.down))) }
+        // Cells of half the spacing: landmarks clump (texture), so most nearest neighbours are much nearer than the
+        // spacing, and smaller cells hold fewer landmarks to measure (the same neighbours are found either way).
+        let cell = r / 2
+        func key(_ p: Vec2) -> SIMD2<Int> { SIMD2<Int>(Int(((p.x - lo.x) / cell).rounded(.down)), Int(((p.y - lo.y) / cell).rounded(.down))) }
         let keys = q.map(key)
         let grid = CellIndex(keys)
         var nn: [Double] = []
         nn.reserveCapacity(q.count)
         for (i, p) in q.enumerated() {
             let k = keys[i]
-            var best = 4 * r
-            // Rings of cells out to 4: a neighbour in ring k is at least (k − 1)·r away.
-            for ring in 0...4 {
-                if Double(ring - 1) * r >= best { break }
-                for dx in -ring...ring { for dy in -ring...ring where max(abs(dx), abs(dy)) == ring {
-                    for slot in grid.span(in: SIMD2<Int>(k.x + dx, k.y + dy)) {
-                        let j = grid.item(at: slot)
-                        if j != i { best = min(best, (q[j] - p).norm) }
-                    }
-                } }
+            // The nearest squared distance so far: its root is the nearest distance (the root is monotonic).
+            var nearest2 = Double.infinity
+            func visit(_ dx: Int, _ dy: Int) {
+                for slot in grid.span(in: SIMD2<Int>(k.x + dx, k.y + dy)) {
+                    let j = grid.item(at: slot)
+                    if j != i { let d = q[j] - p; nearest2 = min(nearest2, (d * d).sum()) }
+                }
             }
-            nn.append(best)
+            // Rings of cells out to 8 (4 r), each cell of a ring once: a neighbour in ring k is at least (k − 1)·cell
+            // away.
+            for ring in 0...8 {
+                if Double(ring - 1) * cell >= min(4 * r, nearest2.squareRoot()) { break }
+                if ring == 0 { visit(0, 0); continue }
+                for dx in -ring...ring { visit(dx, -ring); visit(dx, ring) }
+                for dy in (1 - ring)..<ring { visit(-ring, dy); visit(ring, dy) }
+            }
+            nn.append(min(4 * r, nearest2.squareRoot()))
         }
         return median(nn)
     }
 
     // MARK: Vertical
 
-    func detectVertical(_ pts: [MapLandmark], band: Double) -> [PlaneCandidate] {
+    func detectVertical<L: PlaneSupport>(_ pts: [L], band: Double) -> [PlaneCandidate] {
         var remaining = pts
         var out: [PlaneCandidate] = []
         var rng = SeededRandom(seed: 0x5EED)
@@ -691,7 +720,12 @@ public struct PlaneDetector: Sendable {
                 guard d.norm > 0.2 else { continue }
                 let n = Vec2(-d.y, d.x) / d.norm
                 let c = n.dot(a)
-                let score = sample.reduce(0) { $0 + (abs(n.dot($1) - c) <= band ? 1 : 0) }
+                // Counting stops once the points left cannot lift this line's score above the best one's.
+                var score = 0
+                for (k, p) in sample.enumerated() {
+                    if score + (sample.count - k) <= best.score { break }
+                    if abs(n.dot(p) - c) <= band { score += 1 }
+                }
                 if score > best.score { best = (score, n, c) }
             }
             var n2 = best.n, c = best.c
@@ -742,7 +776,7 @@ public struct PlaneDetector: Sendable {
     /// The vertical face a piece of a RANSAC line lies on: up to four rounds of a principal-axis fit to the
     /// members, then re-gathering the landmarks within their gate of that line and within the members' span
     /// along it (± 30 cm). `nil` when it keeps fewer than `minPoints`.
-    func refitFace(_ start: [Int], xy: [Vec2], landmarks: [MapLandmark], taken: Set<Int>,
+    func refitFace<L: PlaneSupport>(_ start: [Int], xy: [Vec2], landmarks: [L], taken: Set<Int>,
                    band: Double) -> (normal: Vec3, members: [Int])? {
         var members = start
         var normal = Vec2(1, 0)
@@ -783,10 +817,10 @@ public struct PlaneDetector: Sendable {
     /// (2.5 × distance along the line from the piece's centre × σ_θ, σ_θ = the piece's median landmark σ / (its RMS
     /// extent along the line × √n)). One wall on both sides of a gap (a doorway) agrees with itself; a wall and a
     /// table's leg a metre in front of it do not. `nil` when the members are one face.
-    func piecesOnTwoLines(_ members: [Int], normal: Vec2, xy: [Vec2], landmarks: [MapLandmark], band: Double) -> [Int]? {
+    func piecesOnTwoLines<L: PlaneSupport>(_ members: [Int], normal: Vec2, xy: [Vec2], landmarks: [L], band: Double) -> [Int]? {
         guard members.count >= 2 else { return nil }
         let along = Vec2(-normal.y, normal.x)
-        let order = members.sorted { along.dot(xy[$0]) < along.dot(xy[$1]) }
+        let order = radixOrder(members.map { along.dot(xy[$0]) }).map { members[$0] }
         var cut = 0, widest = 0.0
         for k in 1..<order.count {
             let gap = along.dot(xy[order[k]]) - along.dot(xy[order[k - 1]])
@@ -831,6 +865,45 @@ public struct PlaneDetector: Sendable {
     }
 }
 
+/// Pieces of a horizontal component grouped by height (`PlaneDetector.splitByHeight`): their landmarks (indices),
+/// weighted mean height (metres), weight (landmarks) and the variance of that height (m²).
+struct HeightGroup { var indices: [Int]; var height: Double; var weight: Double; var variance: Double }
+
+/// What the plane detector reads of a landmark: its id, its position in W (metres) and its σ (metres).
+protocol PlaneSupport {
+    var id: Int { get }
+    var p_W: Vec3 { get }
+    var std_m: Double { get }
+}
+
+extension MapLandmark: PlaneSupport {}
+
+/// A landmark as the detector carries it through a pass: what it reads (``PlaneSupport``) in 48 bytes, where a map
+/// landmark is 144. A pass copies its landmarks many times (subsets, components, refits); copying map landmarks was
+/// a tenth of its instructions.
+struct DetectorPoint: PlaneSupport {
+    var id: Int
+    var p_W: Vec3
+    var std_m: Double
+    init(_ l: MapLandmark) { id = l.id; p_W = l.p_W; std_m = l.std_m }
+}
+
+/// The landmarks that can witness a see-through (``SeeThroughTest``: those with a viewpoint), in the map's order, as
+/// contiguous arrays of what the test reads (positions and viewpoints in W, metres; σ, metres). Every candidate of a
+/// detection is tested against the whole map: reading these (72 bytes a landmark) instead of copying each landmark's
+/// record was 15 % of a detection's instructions.
+struct SeeThroughWitnesses {
+    private(set) var p_W: [Vec3] = [], viewpoint_W: [Vec3] = [], std_m: [Double] = []
+
+    init(_ landmarks: [MapLandmark]) {
+        p_W.reserveCapacity(landmarks.count); viewpoint_W.reserveCapacity(landmarks.count); std_m.reserveCapacity(landmarks.count)
+        for l in landmarks {
+            guard let c = l.viewpoint_W else { continue }
+            p_W.append(l.p_W); viewpoint_W.append(c); std_m.append(l.std_m)
+        }
+    }
+}
+
 /// Finds landmarks inside vertical structure: a grid over x-y with cells of `radius`, each cell's landmarks sorted by
 /// height, so a query reads only the landmarks in its two height windows (a densely mapped wall puts a hundred
 /// landmarks of every height into one cell).
@@ -840,18 +913,15 @@ struct VerticalNeighbours {
     /// The landmarks (W, metres) in the grid's item order, each cell's run sorted by height (ties in the order given).
     private let byHeight: [Vec3]
 
-    init(_ l: [MapLandmark], radius: Double, maxDz: Double) {
+    /// `heightOrder`: the landmarks' indices in order of height (ties in index order), when known.
+    init<L: PlaneSupport>(_ l: [L], radius: Double, maxDz: Double, heightOrder: [Int]? = nil) {
         self.radius = radius; self.maxDz = maxDz
+        // Given to the grid in order of height (ties in the order given), each cell's run comes out sorted.
         let points = l.map(\.p_W)
-        let grid = CellIndex(points.map { Self.key($0, radius) })
-        var byHeight: [Vec3] = []
-        byHeight.reserveCapacity(points.count)
-        for c in grid.cells.indices {
-            let run = grid.span(ofCell: c).map { grid.item(at: $0) }
-            byHeight += run.sorted { (points[$0].z, $0) < (points[$1].z, $1) }.map { points[$0] }
-        }
+        let order = heightOrder ?? radixOrder(points.map { $0.z })
+        let grid = CellIndex(order.map { Self.key(points[$0], radius) })
         self.grid = grid
-        self.byHeight = byHeight
+        byHeight = grid.cells.indices.flatMap { c in grid.span(ofCell: c).map { points[order[grid.item(at: $0)]] } }
     }
 
     static func key(_ p: Vec3, _ radius: Double) -> SIMD2<Int> {

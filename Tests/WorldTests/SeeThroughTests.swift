@@ -22,6 +22,59 @@ import Testing
         return SeeThroughTest(T_W_P: T_W_P, polygon: corners, margin_m: 0.05)
     }()
 
+    /// The test as first written, without the circle that settles crossings far outside the polygon: opposite
+    /// sides, then the crossing at least the margin inside the polygon.
+    static func plainIsWitness(_ t: SeeThroughTest, _ l: MapLandmark, gate_m: Double) -> Bool {
+        guard let c = l.viewpoint_W, t.polygon.count >= 3 else { return false }
+        let n = t.T_W_P.rotation.act(Vec3(0, 0, 1)), d = n.dot(t.T_W_P.translation)
+        let cz = n.dot(c) - d, pz = n.dot(l.p_W) - d
+        guard abs(cz) >= t.margin_m, abs(pz) > gate_m, (cz > 0) != (pz > 0) else { return false }
+        let cP = t.T_W_P.inverse.act(c), pP = t.T_W_P.inverse.act(l.p_W)
+        let s = cz / (cz - pz)
+        let x = Vec2(cP.x + s * (pP.x - cP.x), cP.y + s * (pP.y - cP.y))
+        guard PlaneGeometry2D.convexContains(t.polygon, x) else { return false }
+        return (PlaneGeometry2D.nearestBoundaryPoint(t.polygon, to: x).map { ($0 - x).norm } ?? 0) >= t.margin_m
+    }
+
+    /// Lines of sight scattered around a tilted plane's polygon, many crossing it near its edges and corners: the
+    /// test (and a detector's count over a whole map) agrees with the plain test on every one.
+    @Test func theCircleAroundThePolygonChangesNoAnswer() {
+        var rng = SeededRandom(seed: 31)
+        let normal = Vec3(0.3, -0.2, 1).normalized
+        let rot = PlaneAnchor.frameRotation(normal: normal)
+        let T_W_P = SE3(rotation: rot, translation: Vec3(0.4, -0.3, 0.8))
+        // A long thin hexagon: its corners stick out of any circle that is not as large as its farthest vertex.
+        let polygon = [Vec2(-1.5, -0.2), Vec2(0, -0.35), Vec2(1.5, -0.2), Vec2(1.6, 0.1), Vec2(0, 0.3), Vec2(-1.6, 0.1)]
+        let test = SeeThroughTest(T_W_P: T_W_P, polygon: polygon, margin_m: 0.05)
+        var landmarks: [MapLandmark] = []
+        for i in 0..<20_000 {
+            // A crossing point near the polygon (up to 0.4 m beyond its extent), a viewpoint in front, a point behind.
+            let x = Vec3(rng.uniform(-2, 2), rng.uniform(-0.75, 0.75), 0)
+            let eye = T_W_P.act(x + Vec3(rng.uniform(-1, 1), rng.uniform(-1, 1), rng.uniform(0.02, 2)))
+            let behind = T_W_P.act(x) + rng.uniform(0.01, 2) * (T_W_P.act(x) - eye).normalized
+            landmarks.append(Self.landmark(i, behind, std: rng.uniform(0.001, 0.05), from: i % 50 == 0 ? nil : eye))
+        }
+        var witnesses = 0
+        for l in landmarks {
+            let plain = Self.plainIsWitness(test, l, gate_m: 3 * l.std_m)
+            #expect(test.isWitness(l, gate_m: 3 * l.std_m) == plain)
+            if plain { witnesses += 1 }
+        }
+        // Both answers occur often.
+        #expect(witnesses > 2000 && witnesses < landmarks.count - 2000)
+        // The detector's count over the whole map (its contiguous copy of the map) is the same.
+        let points = polygon.map { T_W_P.act(Vec3($0.x, $0.y, 0)) }
+        let candidate = PlaneCandidate(alignment: .horizontal, normal_W: normal, offset_m: normal.dot(T_W_P.translation),
+                                       offsetStd_m: 0.01, points: points, band_m: 0)
+        var options = PlaneDetectorOptions(); options.seeThroughMargin_m = 0.05
+        let byDetector = PlaneDetector(options: options).seeThroughWitnesses(candidate, by: landmarks)
+        let hullTest = SeeThroughTest(T_W_P: SE3(rotation: rot, translation: candidate.offset_m * normal),
+                                      polygon: PlaneGeometry2D.convexHull(points.map { let q = rot.inverse.act($0); return Vec2(q.x, q.y) }),
+                                      margin_m: 0.05)
+        let plainCount = landmarks.filter { Self.plainIsWitness(hullTest, $0, gate_m: max(candidate.band_m, 3 * $0.std_m)) }.count
+        #expect(byDetector == plainCount && byDetector > 1000)
+    }
+
     @Test func aLineOfSightThroughThePolygonWitnesses() {
         let eye = Vec3(2, 0.5, 0.5)
         // Behind the plane, the line of sight crossing it at its centre.
