@@ -213,7 +213,7 @@ public struct PlaneDetector: Sendable {
         var isFlat = [Bool](repeating: true, count: pts.count)
         if options.ignoreStackedLandmarks {
             let column = VerticalNeighbours(pts, radius: 0.15, maxDz: 0.5, heightOrder: heightOrder)
-            for i in pts.indices { isFlat[i] = !column.isInsideVerticalStructure(pts[i].p_W, minDz: max(0.05, gate(pts[i], band))) }
+            isFlat = column.insideVerticalStructure { max(0.05, gate(pts[$0], band)) }.map { !$0 }
         }
         let flatIndices = pts.indices.filter { isFlat[$0] }
         let flat = flatIndices.map { pts[$0] }
@@ -309,8 +309,12 @@ public struct PlaneDetector: Sendable {
     func horizontalLevels<L: PlaneSupport>(_ pts: [L], band: Double, heightOrder: [Int]? = nil) -> [Double] {
         let medStd = Self.median(pts.map(\.std_m))
         let zs = pts.map { $0.p_W.z }
+        // Landmarks sorted by height: a band's inliers are a contiguous range found by binary search.
+        let order = heightOrder ?? radixOrder(zs)
+        let sortedZ = order.map { zs[$0] }
         // Keep the histogram bounded: heights farther than 50 m from the median are ignored.
-        let zMed = Self.median(zs)
+        let mid = sortedZ.count / 2
+        let zMed = sortedZ.count % 2 == 1 ? sortedZ[mid] : (sortedZ[mid - 1] + sortedZ[mid]) / 2
         let zLo = max(zs.min() ?? 0, zMed - 50), zHi = min(zs.max() ?? 0, zMed + 50)
         let bin = options.binSize_m
         let nBins = Int(((zHi - zLo) / bin).rounded(.down)) + 1
@@ -337,9 +341,6 @@ public struct PlaneDetector: Sendable {
         cumulative.reserveCapacity(nBins + 1)
         for c in hist { cumulative.append(cumulative[cumulative.count - 1] + c) }
         let halfBins = Int((band / bin).rounded(.up))
-        // Landmarks sorted by height: a band's inliers are a contiguous range found by binary search.
-        let order = heightOrder ?? radixOrder(zs)
-        let sortedZ = order.map { zs[$0] }
         func bandMembers(around h: Double) -> ArraySlice<Int> {
             order[lowerBound(sortedZ, h - band)..<lowerBound(sortedZ, h + band + 1e-12)]
         }
@@ -592,7 +593,7 @@ public struct PlaneDetector: Sendable {
     func splitByHeight<L: PlaneSupport>(_ comp: [Int], _ pts: [L]) -> [[Int]] {
         let members = comp.map { pts[$0] }
         let q = members.map { Vec2($0.p_W.x, $0.p_W.y) }
-        let cell = min(max(options.componentCell_m, 3 * Self.medianNearestNeighbour(q)), options.maxComponentCell_m)
+        let cell = Self.spacingCell(q, lo: options.componentCell_m, hi: options.maxComponentCell_m)
         let pieces = components(members, indices: comp, adaptive: true, cell: cell) { Vec2($0.x, $0.y) }
         guard pieces.count > 1 else { return [comp] }
         typealias Group = HeightGroup
@@ -659,6 +660,38 @@ public struct PlaneDetector: Sendable {
         }
         groups += grouped(unattached)
         return groups.map { $0.indices.sorted() }.sorted { ($0.count, -($0.first ?? 0)) > ($1.count, -($1.first ?? 0)) }
+    }
+
+    /// `min(max(lo, 3 × medianNearestNeighbour(q)), hi)`, metres, settled without the median when at least the
+    /// upper middle half of the points has a neighbour within a third of `lo` (a dense surface's, the usual case):
+    /// the median is then at most that, and the cell `lo`. The same value either way.
+    static func spacingCell(_ q: [Vec2], lo: Double, hi: Double) -> Double {
+        let t = lo / 3 * (1 - 1e-9)
+        if q.count >= 2, t > 0 {
+            // Counted until the upper middle order statistic is reached: s[n / 2] ≤ t, so the median is too.
+            let needed = q.count / 2 + 1
+            func key(_ p: Vec2) -> SIMD2<Int> { SIMD2<Int>(Int((p.x / t).rounded(.down)), Int((p.y / t).rounded(.down))) }
+            if q.allSatisfy({ $0.x.isFinite && $0.y.isFinite && abs($0.x / t) < 1e15 && abs($0.y / t) < 1e15 }) {
+                let keys = q.map(key)
+                let grid = CellIndex(keys)
+                var near = 0
+                search: for (i, p) in q.enumerated() {
+                    let k = keys[i]
+                    for dx in -1...1 { for dy in -1...1 {
+                        for slot in grid.span(in: SIMD2<Int>(k.x + dx, k.y + dy)) {
+                            let j = grid.item(at: slot)
+                            if j != i && (q[j] - p).norm <= t {
+                                near += 1
+                                if near >= needed { break search }
+                                continue search
+                            }
+                        }
+                    } }
+                }
+                if near >= needed { return min(lo, hi) }
+            }
+        }
+        return min(max(lo, 3 * medianNearestNeighbour(q)), hi)
     }
 
     /// The median distance from each point to its nearest neighbour, metres (0 for fewer than two points; at most
@@ -912,6 +945,8 @@ struct VerticalNeighbours {
     private let grid: CellIndex
     /// The landmarks (W, metres) in the grid's item order, each cell's run sorted by height (ties in the order given).
     private let byHeight: [Vec3]
+    /// The index (as given) of the landmark at each position of `byHeight`.
+    private let given: [Int]
 
     /// `heightOrder`: the landmarks' indices in order of height (ties in index order), when known.
     init<L: PlaneSupport>(_ l: [L], radius: Double, maxDz: Double, heightOrder: [Int]? = nil) {
@@ -921,7 +956,18 @@ struct VerticalNeighbours {
         let order = heightOrder ?? radixOrder(points.map { $0.z })
         let grid = CellIndex(order.map { Self.key(points[$0], radius) })
         self.grid = grid
-        byHeight = grid.cells.indices.flatMap { c in grid.span(ofCell: c).map { points[order[grid.item(at: $0)]] } }
+        // The cells' runs follow one another in the item order.
+        given = (0..<points.count).map { order[grid.item(at: $0)] }
+        byHeight = given.map { points[$0] }
+    }
+
+    /// For each landmark given (by its index), whether it is inside vertical structure
+    /// (`isInsideVerticalStructure(_:minDz:)` with `minDz(index)`): asked cell by cell, so the landmarks of one
+    /// neighbourhood are read while they are in cache instead of once per landmark in the order given.
+    func insideVerticalStructure(minDz: (Int) -> Double) -> [Bool] {
+        var inside = [Bool](repeating: false, count: given.count)
+        for (position, i) in given.enumerated() { inside[i] = isInsideVerticalStructure(byHeight[position], minDz: minDz(i)) }
+        return inside
     }
 
     static func key(_ p: Vec3, _ radius: Double) -> SIMD2<Int> {

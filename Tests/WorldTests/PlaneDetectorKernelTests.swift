@@ -59,6 +59,10 @@ import Testing
         }
         // Both answers occur: the walls' landmarks are inside vertical structure, the floor's are not.
         #expect(inside > 500 && inside < 2 * l.count - 1000)
+        // Asked all at once (cell by cell), each landmark with its own minimum, the answers are the same.
+        let minDz = l.indices.map { $0 % 2 == 0 ? 0.05 : 0.08 }
+        let batch = column.insideVerticalStructure { minDz[$0] }
+        #expect(batch == l.indices.map { column.isInsideVerticalStructure(l[$0].p_W, minDz: minDz[$0]) })
     }
 
     @Test func medianNearestNeighbourAgreesWithABruteForceSearch() {
@@ -76,6 +80,38 @@ import Testing
             }
             #expect(PlaneDetector.medianNearestNeighbour(q) == Self.sortedMedian(nn), "n = \(n)")
         }
+    }
+}
+
+/// The component cell of `splitByHeight`, settled without the median nearest-neighbour distance when half the
+/// points have close neighbours, against the formula with the median.
+@Suite struct SpacingCellTests {
+    static func formula(_ q: [Vec2], lo: Double, hi: Double) -> Double {
+        min(max(lo, 3 * PlaneDetector.medianNearestNeighbour(q)), hi)
+    }
+
+    @Test func theCellIsTheFormulasOnDenseSparseAndBorderlineSets() {
+        var rng = SeededRandom(seed: 41)
+        var sets: [[Vec2]] = [[], [Vec2(1, 1)], [Vec2(0, 0), Vec2(0.05, 0)], [Vec2(0, 0), Vec2(2, 0)]]
+        for n in [3, 40, 400, 3000] {
+            // Dense (a floor's landmarks: a few centimetres apart), sparse (metres apart), and mixed.
+            sets.append((0..<n).map { _ in Vec2(rng.uniform(0, 1), rng.uniform(0, 1)) * (Double(n).squareRoot() * 0.03) })
+            sets.append((0..<n).map { _ in Vec2(rng.uniform(0, 1), rng.uniform(0, 1)) * (Double(n).squareRoot() * 1.5) })
+            sets.append((0..<n).map { i in i % 2 == 0 ? Vec2(rng.uniform(0, 0.5), rng.uniform(0, 0.5))
+                                                      : Vec2(rng.uniform(0, 30), rng.uniform(0, 30)) })
+        }
+        // Exactly half the points in close pairs, the rest metres apart: the median is the mean of a close and a far
+        // distance, above the threshold, though half the points have close neighbours.
+        var borderline: [Vec2] = []
+        for k in 0..<10 { borderline += [Vec2(Double(k) * 3, 0), Vec2(Double(k) * 3 + 0.01, 0)] }
+        for k in 0..<20 { borderline.append(Vec2(Double(k) * 3, 50)) }
+        sets.append(borderline)
+        for q in sets {
+            for (lo, hi) in [(0.3, 1.0), (0.1, 0.5), (0.3, 0.3)] {
+                #expect(PlaneDetector.spacingCell(q, lo: lo, hi: hi) == Self.formula(q, lo: lo, hi: hi), "n = \(q.count)")
+            }
+        }
+        #expect(PlaneDetector.spacingCell(borderline, lo: 0.3, hi: 1.0) == 1.0)
     }
 }
 
