@@ -58,7 +58,7 @@ public struct PipelineOptions: Sendable {
     /// Frames excluded from the profile at the start.
     public var profileWarmupFrames = 10
     /// Threads: 1 runs every stage in turn on the calling thread; 2 reads and decodes the next frames on one thread
-    /// and tracks their features on another (`FrontHalfThread`: up to 3 frames in each queue) while the calling
+    /// and tracks their features on another (`FrontHalfThread`: up to 8 frames in each queue) while the calling
     /// thread runs the estimator and the rest on the current one; the three share the cores with the plane
     /// detection's worker. The frontend uses nothing the estimator computes, so the output is the same.
     public var threads = 1
