@@ -662,9 +662,9 @@ public struct PlaneDetector: Sendable {
         return groups.map { $0.indices.sorted() }.sorted { ($0.count, -($0.first ?? 0)) > ($1.count, -($1.first ?? 0)) }
     }
 
-    /// `min(max(lo, 3 × medianNearestNeighbour(q)), hi)`, metres, settled without the median when at least the
-    /// upper middle half of the points has a neighbour within a third of `lo` (a dense surface's, the usual case):
-    /// the median is then at most that, and the cell `lo`. The same value either way.
+    /// `min(max(lo, 3 × medianNearestNeighbour(q)), hi)`, metres, settled without the median when ⌊n / 2⌋ + 1 of the
+    /// n points have a neighbour within a third of `lo` (a dense surface, the usual case): the median is then at most
+    /// that, and the value `min(lo, hi)`. The same value either way.
     static func spacingCell(_ q: [Vec2], lo: Double, hi: Double) -> Double {
         let t = lo / 3 * (1 - 1e-9)
         if q.count >= 2, t > 0 {

@@ -24,10 +24,9 @@ public struct SeeThroughTest: Sendable {
     private let T_P_W: SE3
     /// The plane's normal (its local z axis) in W and its offset along it (`normal_W · x = offset_m` on the plane).
     private let normal_W: Vec3, offset_m: Double
-    /// A circle in the plane around the polygon: its centre (W, metres) and the squared radius (m²) within which a
-    /// crossing must lie to be tested against the polygon: the polygon's farthest vertex from the centre, plus the
-    /// margin. A crossing outside it lies more than the margin outside the polygon, so only two rotations and the
-    /// polygon test are saved.
+    /// A circle in the plane around the polygon: its centre (W, metres) and its squared radius (m²: the polygon's
+    /// farthest vertex from the centre, plus the margin). A crossing outside it lies more than the margin outside the
+    /// polygon and witnesses nothing; the circle settles it before the two rotations and the polygon test.
     private let reachCentre_W: Vec3, reach2: Double
 
     /// A test against the plane `T_W_P` (metres) with the convex `polygon` (local x-y, metres) and `margin_m` (metres).
