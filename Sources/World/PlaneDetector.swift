@@ -777,7 +777,8 @@ public struct PlaneDetector: Sendable {
             let comps = components(inliers.map { remaining[$0] }, indices: inliers, adaptive: true) { p in
                 let q = inv.act(p); return Vec2(q.x, q.y)
             }
-            var accepted = Set<Int>()
+            // The landmarks of the faces accepted so far on this line (by index into `remaining`).
+            var accepted = [Bool](repeating: false, count: remaining.count)
             for comp in comps where comp.count >= options.minPoints {
                 // Each piece is refitted on its own: a line through several objects (a box side, a cabinet's
                 // corner) is pulled onto the face the piece mostly lies on, gathering that face's landmarks
@@ -798,10 +799,11 @@ public struct PlaneDetector: Sendable {
                                             sigmas: m.map(\.std_m)) <= options.maxFaceDirectionStd_deg * .pi / 180 else { continue }
                 out.append(PlaneCandidate(alignment: .vertical, normal_W: face.normal, offset_m: off, offsetStd_m: sd,
                                           points: m.map(\.p_W), band_m: band, landmarkIds: m.map(\.id)))
-                accepted.formUnion(face.members)
+                for i in face.members { accepted[i] = true }
             }
-            let drop = Set(inliers).union(accepted)
-            remaining = remaining.indices.filter { !drop.contains($0) }.map { remaining[$0] }
+            var drop = accepted
+            for i in inliers { drop[i] = true }
+            remaining = remaining.indices.filter { !drop[$0] }.map { remaining[$0] }
         }
         return out
     }
@@ -809,7 +811,7 @@ public struct PlaneDetector: Sendable {
     /// The vertical face a piece of a RANSAC line lies on: up to four rounds of a principal-axis fit to the
     /// members, then re-gathering the landmarks within their gate of that line and within the members' span
     /// along it (± 30 cm). `nil` when it keeps fewer than `minPoints`.
-    func refitFace<L: PlaneSupport>(_ start: [Int], xy: [Vec2], landmarks: [L], taken: Set<Int>,
+    func refitFace<L: PlaneSupport>(_ start: [Int], xy: [Vec2], landmarks: [L], taken: [Bool],
                    band: Double) -> (normal: Vec3, members: [Int])? {
         var members = start
         var normal = Vec2(1, 0)
@@ -832,7 +834,7 @@ public struct PlaneDetector: Sendable {
                 let ts = members.map { along.dot(xy[$0]) }
                 let lo = (ts.min() ?? 0) - 0.3, hi = (ts.max() ?? 0) + 0.3
                 let next = xy.indices.filter { i in
-                    !taken.contains(i) && abs(normal.dot(xy[i]) - line.offset) <= gate(landmarks[i], band)
+                    !taken[i] && abs(normal.dot(xy[i]) - line.offset) <= gate(landmarks[i], band)
                         && (lo...hi).contains(along.dot(xy[i]))
                 }
                 guard next.count >= options.minPoints else { return nil }
