@@ -810,9 +810,11 @@ public struct PlaneDetector: Sendable {
 
     /// The vertical face a piece of a RANSAC line lies on: up to four rounds of a principal-axis fit to the
     /// members, then re-gathering the landmarks within their gate of that line and within the members' span
-    /// along it (± 30 cm). `nil` when it keeps fewer than `minPoints`.
+    /// along it (± 30 cm), leaving out those `taken` (one flag per landmark: on a face accepted before). `nil` when
+    /// it keeps fewer than `minPoints`.
     func refitFace<L: PlaneSupport>(_ start: [Int], xy: [Vec2], landmarks: [L], taken: [Bool],
                    band: Double) -> (normal: Vec3, members: [Int])? {
+        precondition(taken.count == xy.count, "refitFace: one taken flag per landmark")
         var members = start
         var normal = Vec2(1, 0)
         for round in 0..<3 {

@@ -469,7 +469,7 @@ private func mapLandmark(_ id: Int, _ p: Vec3, _ s: Double) -> MapLandmark {
         func face(_ split: Bool) -> (normal: Vec3, members: [Int])? {
             var options = PlaneDetectorOptions()
             options.splitFacesAtGaps = split
-            return PlaneDetector(options: options).refitFace(piece, xy: xy, landmarks: points, taken: [], band: 0.12)
+            return PlaneDetector(options: options).refitFace(piece, xy: xy, landmarks: points, taken: [Bool](repeating: false, count: points.count), band: 0.12)
         }
         func turned(_ n: Vec3) -> Double { acos(min(1, abs(n.x))) * 180 / .pi }
         let with = try #require(face(true), "the wall's piece alone is a face")
