@@ -533,19 +533,33 @@ public struct PlaneDetector: Sendable {
         let spacing = (PlaneGeometry2D.area(PlaneGeometry2D.convexHull(q)) / Double(l.count)).squareRoot()
         // For uniformly scattered points P(nearest neighbour > 2 × spacing) = e^(−4π) ≈ 4e-6.
         let r = max(0.1, 2 * spacing)
+        let (near, _) = Self.neighbours(q, within: r)
+        return l.indices.filter { near[$0] }.map { l[$0] }
+    }
+
+    /// For each of the points `q` (metres, any 2-D frame), whether another lies within `r` (metres; `norm ≤ r`), found
+    /// on a grid of cells of `r`, and how many have one. The search ends once `stopAt` points have one (the flags
+    /// after that are false). Coordinates must be finite and within 1e15 `r` of the origin.
+    static func neighbours(_ q: [Vec2], within r: Double, stopAt: Int = .max) -> (near: [Bool], count: Int) {
         func key(_ p: Vec2) -> SIMD2<Int> { SIMD2<Int>(Int((p.x / r).rounded(.down)), Int((p.y / r).rounded(.down))) }
         let keys = q.map(key)
         let grid = CellIndex(keys)
-        return l.indices.filter { i in
+        var near = [Bool](repeating: false, count: q.count), count = 0
+        search: for (i, p) in q.enumerated() {
             let k = keys[i]
             for dx in -1...1 { for dy in -1...1 {
                 for slot in grid.span(in: SIMD2<Int>(k.x + dx, k.y + dy)) {
                     let j = grid.item(at: slot)
-                    if j != i && (q[j] - q[i]).norm <= r { return true }
+                    if j != i && (q[j] - p).norm <= r {
+                        near[i] = true
+                        count += 1
+                        if count >= stopAt { break search }
+                        continue search
+                    }
                 }
             } }
-            return false
-        }.map { l[$0] }
+        }
+        return (near, count)
     }
 
     /// Groups landmarks into 8-connected components of occupied grid cells in a 2-D projection.
@@ -670,24 +684,8 @@ public struct PlaneDetector: Sendable {
         if q.count >= 2, t > 0 {
             // Counted until the upper middle order statistic is reached: s[n / 2] ≤ t, so the median is too.
             let needed = q.count / 2 + 1
-            func key(_ p: Vec2) -> SIMD2<Int> { SIMD2<Int>(Int((p.x / t).rounded(.down)), Int((p.y / t).rounded(.down))) }
             if q.allSatisfy({ $0.x.isFinite && $0.y.isFinite && abs($0.x / t) < 1e15 && abs($0.y / t) < 1e15 }) {
-                let keys = q.map(key)
-                let grid = CellIndex(keys)
-                var near = 0
-                search: for (i, p) in q.enumerated() {
-                    let k = keys[i]
-                    for dx in -1...1 { for dy in -1...1 {
-                        for slot in grid.span(in: SIMD2<Int>(k.x + dx, k.y + dy)) {
-                            let j = grid.item(at: slot)
-                            if j != i && (q[j] - p).norm <= t {
-                                near += 1
-                                if near >= needed { break search }
-                                continue search
-                            }
-                        }
-                    } }
-                }
+                let near = neighbours(q, within: t, stopAt: needed).count
                 if near >= needed { return min(lo, hi) }
             }
         }
