@@ -108,6 +108,20 @@ public struct PlaneDetectorOptions: Equatable, Sendable {
     /// Horizontal candidates must pass the same concentration test as walls (`maxMedianGateResidual`); `false`
     /// accepts them as before that test (for comparisons).
     public var rejectDiffuseLevels: Bool = true
+    /// Horizontal candidates whose landmarks are less precise than the inlier band resolves — their median σ more than
+    /// `impreciseStdRatio` times the σ the band was sized for (`band / 2.5`, the map's median σ or more) — must
+    /// concentrate more tightly than others: the median of their distances to the fit over their gates at most this
+    /// instead of `maxMedianGateResidual`. Such members' gates all saturate at the band, so the usual bound (0.4, set
+    /// between a surface with honest σ and a uniform slice) lets through points of vertical faces that happen to lie
+    /// within a band of one height (V1_01 arrangement 23, stereo: 17–19 points of box B's four sides and of a wall 1.3 m
+    /// behind it, median σ 6.3 cm against the map's 3.6 cm, ratio 1.72–1.77, filling 0.29–0.35 of the band about their
+    /// tilted fit; shown as a top 0.43 m up for 10 s and again for 29 s where there is none). A top's landmarks are
+    /// imprecise mostly along the line of sight and lie on it more closely than their σ says: over six whole real-IMU
+    /// flights (three rooms, mono and stereo; 1 190 candidates) no candidate within 3 cm of a real surface had a σ
+    /// ratio above 1.29. nil applies `maxMedianGateResidual` to all (for comparisons).
+    public var impreciseMaxMedianGateResidual: Double? = 0.2
+    /// See `impreciseMaxMedianGateResidual`.
+    public var impreciseStdRatio: Double = 1.5
     /// Horizontal candidates whose landmarks do not resolve a second horizontal dimension beyond their own σ are
     /// rejected (`PlaneDetector.isRowOnAVerticalFace`): a row of one vertical face's points at one height, spread
     /// in depth by their σ (V1_01 seed 3, stereo: a 0.83 × 0.13 m "table" 0.18 m up along box B's front face, shown
@@ -164,7 +178,8 @@ public struct PlaneDetectorOptions: Equatable, Sendable {
 ///    (|Δz| ≤ min(band, max(`minBand_m`, 2.5 σᵢ))) against a tilt-tolerant least-squares plane, split into x-y
 ///    connected components (grid adaptive to the landmark spacing), cleared of isolated points, and rejected when
 ///    too small, when they make a row rather than an area (`rejectRows`: one vertical face's points at one height),
-///    or when its landmarks fill the band evenly instead of concentrating on a surface (`maxMedianGateResidual`).
+///    or when its landmarks fill the band evenly instead of concentrating on a surface (`maxMedianGateResidual`;
+///    more tightly, `impreciseMaxMedianGateResidual`, for landmarks less precise than the band resolves).
 /// 4. Free space: a wall or horizontal candidate that landmarks were seen through is no surface and is dropped
 ///    (`rejectSeenThrough`, ``SeeThroughTest``): each landmark keeps the camera centre of its latest report, and the
 ///    segment between them crossed nothing opaque. Walls are tested before they take their landmarks out of the
@@ -405,7 +420,11 @@ public struct PlaneDetector: Sendable {
                 // concentrating on a surface (the same test as for walls, about the members' own tilted fit).
                 let surface = tiltedFit(members)
                 let (hc, sc) = surfaceHeight(members, tilted: surface)
-                guard !options.rejectDiffuseLevels || concentrated(members, band: band, residual: { $0.z - (surface?($0) ?? hc) }) else { continue }
+                // Members less precise than the band resolves must concentrate more tightly (`impreciseMaxMedianGateResidual`).
+                let imprecise = Self.median(members.map(\.std_m)) > options.impreciseStdRatio * band / 2.5
+                let bound = imprecise ? (options.impreciseMaxMedianGateResidual ?? options.maxMedianGateResidual) : options.maxMedianGateResidual
+                guard !options.rejectDiffuseLevels
+                    || concentrated(members, band: band, residual: { $0.z - (surface?($0) ?? hc) }, bound: bound) else { continue }
                 candidates.append(PlaneCandidate(alignment: .horizontal, normal_W: Vec3(0, 0, 1), offset_m: hc,
                                                  offsetStd_m: sc, points: members.map(\.p_W), band_m: band,
                                                  landmarkIds: members.map(\.id)))
@@ -462,11 +481,11 @@ public struct PlaneDetector: Sendable {
         return { p in mean.z + abc.z + abc.x * (p.x - mean.x) + abc.y * (p.y - mean.y) }
     }
 
-    /// True when the landmarks concentrate on their plane: the median of |residual| / gate is at most
-    /// `maxMedianGateResidual`.
-    func concentrated<L: PlaneSupport>(_ l: [L], band: Double, residual: (Vec3) -> Double) -> Bool {
+    /// True when the landmarks concentrate on their plane: the median of |residual| / gate is at most `bound`
+    /// (`maxMedianGateResidual` when nil).
+    func concentrated<L: PlaneSupport>(_ l: [L], band: Double, residual: (Vec3) -> Double, bound: Double? = nil) -> Bool {
         guard !l.isEmpty else { return false }
-        return Self.median(l.map { abs(residual($0.p_W)) / gate($0, band) }) <= options.maxMedianGateResidual
+        return Self.median(l.map { abs(residual($0.p_W)) / gate($0, band) }) <= (bound ?? options.maxMedianGateResidual)
     }
 
     /// The 1/σ²-weighted mean position.
