@@ -21,6 +21,8 @@ drift, anything slow), `high` the rest (vibration), `all` both (the real IMU aga
 
 --accel-gain G multiplies the synthesised accelerometer's motion part (the specific force less gravity's share,
 R_W_Bᵀ a_W) by G before any residual is added: a sensor whose gain on the motion is off, as the real IMU's may be.
+The residual added is the real IMU's against the ungained synthetic one, so `--residual all --accel-gain G` is the
+real IMU with its motion part scaled by G (what a gain calibration would do, with the ground truth's attitude).
 
 DST gets symlinks to everything in SRC except mav0/imu0/data.csv (nothing in SRC is written); DST must not exist.
 --report writes nothing and prints the real IMU's residual per frequency band and axis, its mean, and its gain on the
@@ -195,14 +197,17 @@ def main():
     if a.report:
         report(real, synthetic, R_W_B, rate_hz, gt_bias)
         return
+    # The real IMU's residual is taken against the perfect IMU of gain 1, so that a gain applies to the copy whatever
+    # part of the residual is added back (`--residual all --accel-gain G`: the real IMU with its motion part × G).
+    residual = real - synthetic
     if a.accel_gain != 1.0:
         gravity_B = R_W_B.inv().apply(np.array([0.0, 0.0, a.gravity]))
         synthetic = synthetic.copy()
         synthetic[:, 3:] = a.accel_gain * (synthetic[:, 3:] - gravity_B) + gravity_B
     rows = synthetic
     if a.residual != "none":
-        low, high = split(real - synthetic, a.split_hz, rate_hz)
-        rows = synthetic + {"low": low, "high": high, "all": real - synthetic}[a.residual]
+        low, high = split(residual, a.split_hz, rate_hz)
+        rows = synthetic + {"low": low, "high": high, "all": residual}[a.residual]
     write_copy(a.src, a.dst, header, stamps, rows)
     print(f"imu_from_groundtruth: {a.dst}: {len(stamps)} IMU rows synthesised"
           + ("" if a.accel_gain == 1.0 else f", motion gain {a.accel_gain:g}")

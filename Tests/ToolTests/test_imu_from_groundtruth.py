@@ -120,6 +120,23 @@ class ImuFromGroundTruthTest(unittest.TestCase):
         self.assertEqual(r.returncode, 2)
         self.assertIn("--report measures the source as it is", r.stderr)
 
+    def test_a_gain_applies_to_the_real_imu_with_its_residual(self):
+        # `--residual all --accel-gain G` is the recorded IMU with its motion part scaled by G: the copy differs from
+        # the recorded IMU exactly as the perfect IMU of gain G differs from the perfect IMU of gain 1 (the residual is
+        # the recorded IMU's against the ungained perfect one; taken against the gained one it would undo the gain).
+        gained = os.path.join(self.tmp.name, "real-gained")
+        r = self.tool(self.noisy, gained, "--residual", "all", "--accel-gain", "0.98")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        p1, pg = os.path.join(self.tmp.name, "real-p1"), os.path.join(self.tmp.name, "real-pg")
+        self.assertEqual(self.tool(self.noisy, p1).returncode, 0)
+        self.assertEqual(self.tool(self.noisy, pg, "--accel-gain", "0.98").returncode, 0)
+        copy = imu_rows(gained)
+        change = copy[:, 1:] - matched(copy, imu_rows(self.noisy))[:, 1:]
+        expected = imu_rows(pg)[:, 1:] - imu_rows(p1)[:, 1:]
+        self.assertGreater(np.abs(expected[:, 3:]).max(), 0.01)   # the handheld motion: tenths of a m/s², 2 % of it
+        self.assertLess(np.abs(change - expected).max(), 1e-9)
+        self.assertLess(np.abs(change[:, :3]).max(), 1e-12)       # the gyro is the recorded one
+
     def test_bad_input_is_a_clear_error(self):
         r = self.tool(self.clean, self.noisy)
         self.assertEqual(r.returncode, 2)
