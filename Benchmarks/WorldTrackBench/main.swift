@@ -71,7 +71,9 @@ struct BenchCommand: ParsableCommand {
     @Option(name: .customLong("world"), help: ArgumentHelp(
         "Instead of timing: check the world layer on this rendered dataset (repeatable; needs its scene.json): "
             + "measurement taps of known length planned from the scene, tracked mono and stereo, the final horizontal planes "
-            + "(phantoms, heights), the horizontal planes shown during the run (once a second: phantoms, worst height in the "
+            + "(phantoms, heights; through the ground truth as given and, where the recording's IMU measures gravity, "
+            + "through the ground truth levelled by it, which takes a tilt of the ground truth's own frame out of the "
+            + "heights), the horizontal planes shown during the run (once a second: phantoms, worst height in the "
             + "scene's frame and against the camera) and the vertical ones, final and during the run (mixed: on no one surface; "
             + "turned: normal more than 10° off).",
         valueName: "DATASET"))
