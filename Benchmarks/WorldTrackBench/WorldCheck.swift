@@ -303,10 +303,11 @@ enum WorldCheck {
     /// keeps the vertical, so against the ground truth as given it turns a tilt of the ground truth's own frame into
     /// height errors that grow with the distance from the trajectory's centre (V1_01's frame is 0.237° off gravity:
     /// 1.4 cm at 3.5 m), where a perfect estimate would show none; through the levelled one it maps exactly onto the
-    /// scene. Nil when gravity cannot be measured (no IMU, or too short).
+    /// scene. Nil when gravity cannot be measured (no IMU, or too short), or only with the accelerometer's bias taken as
+    /// zero (a ground truth without bias columns: the bias would then read as a tilt), as `bench-suite` does.
     static func levelledPlanes(path: String, estimate: [StampedPose], truth: [StampedPose], planes: [PlaneAnchorSnapshot],
                                scene: Scene) throws -> (score: WorldCheckScore, line: String)? {
-        guard let gravity = try? GroundTruthGravity.measure(datasetFolder: path) else { return nil }
+        guard let gravity = try? GroundTruthGravity.measure(datasetFolder: path), gravity.usedGroundTruthBias else { return nil }
         let report = try Evaluator.evaluate(estimate: estimate, groundTruth: truth.map { StampedPose(t_ns: $0.t_ns, pose: gravity.levelled($0.pose)) },
                                             options: EvaluationOptions(alignment: .posyaw))
         let R_W_L = gravity.R_L_W.inverse
