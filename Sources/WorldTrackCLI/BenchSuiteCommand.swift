@@ -1,6 +1,7 @@
 import ArgumentParser
 import Evaluation
 import Foundation
+import OptionsFile
 import Sensors
 
 /// `worldtrack bench-suite`: run + evaluate a list of datasets and configurations in parallel processes
@@ -60,7 +61,7 @@ struct BenchSuiteCommand: ParsableCommand {
           worldtrack bench-suite suite.json --shard 1/4 --out /shared/results
           worldtrack bench-suite merge /shared/results --out /shared/suite.json
         """,
-        subcommands: [BenchSuiteRunCommand.self, BenchSuiteMergeCommand.self],
+        subcommands: [BenchSuiteRunCommand.self, BenchSuiteMergeCommand.self, BenchSuiteCompareCommand.self],
         defaultSubcommand: BenchSuiteRunCommand.self)
 }
 
@@ -89,12 +90,23 @@ struct BenchSuiteRunCommand: ParsableCommand {
     @Option(help: "Output folder for trajectories, logs and the results.")
     var out: String = "bench-suite-results"
 
+    @Option(help: ArgumentHelp("Settings (YAML, as `worldtrack run --config`) for every run of the suite; the results name the file. "
+                               + "Run the suite with and without it, then `bench-suite compare`, to judge a setting over many draws.",
+                               valueName: "FILE"))
+    var config: String?
+
     func validate() throws {
         guard jobs >= 1 && jobs <= 64 else { throw ValidationError("--jobs must be between 1 and 64 (got \(jobs))") }
         if let shard { _ = try Shard.parse(shard) }
     }
 
     func run() throws {
+        // The settings are read here, so a bad file stops the suite before anything is written (each run reads it again).
+        if let config {
+            do { _ = try OptionsFile.read(path: config) } catch let error as OptionsFile.ReadError {
+                throw CLIError.badInput(error.description)
+            }
+        }
         let entries = try SuiteManifest.load(path: manifest)
         let identity = ManifestIdentity(path: manifest, bytes: FileManager.default.contents(atPath: manifest) ?? Data(),
                                         entries: entries.map(\.name))
@@ -110,8 +122,10 @@ struct BenchSuiteRunCommand: ParsableCommand {
         for p in resultPaths where fm.fileExists(atPath: p) {
             throw CLIError.badInput("\(p) exists; choose another --out or remove it")
         }
+        let settings = config.map { $0.hasPrefix("/") ? $0 : fm.currentDirectoryPath + "/" + $0 }
         let executable = SelfExecutable.path()
-        FileHandle.standardError.write(Data("bench-suite: \(mine.count) of \(entries.count) entries, \(jobs) at a time → \(out)\n".utf8))
+        FileHandle.standardError.write(Data("bench-suite: \(mine.count) of \(entries.count) entries, \(jobs) at a time → \(out)"
+            .appending(settings.map { ", settings from \($0)" } ?? "") .appending("\n").utf8))
 
         let results = ResultBox(count: mine.count)
         let queue = OperationQueue()
@@ -122,7 +136,7 @@ struct BenchSuiteRunCommand: ParsableCommand {
         for (i, entry) in mine.enumerated() {
             let shared = entry.simulate.flatMap { firstBySimulation[$0] }
             queue.addOperation {
-                let r = SuiteRunner.run(entry, executable: executable, out: out, sharedName: shared)
+                let r = SuiteRunner.run(entry, executable: executable, out: out, sharedName: shared, config: settings)
                 results.set(i, r)
                 let line = r.skipped.map { "skipped: \($0)" } ?? r.error.map { "FAILED: \($0)" }
                     ?? String(format: "ATE %.4f m, %.2f ms/frame", r.ate_rmse_m ?? .nan, r.ms_per_frame_median ?? .nan)
@@ -130,7 +144,8 @@ struct BenchSuiteRunCommand: ParsableCommand {
             }
         }
         queue.waitUntilAllOperationsAreFinished()
-        let report = SuiteReport(entries: results.values.compactMap { $0 }, manifest: identity, shard: shardSpec)
+        var report = SuiteReport(entries: results.values.compactMap { $0 }, manifest: identity, shard: shardSpec)
+        report.config = settings
         try report.writeJSON(to: resultPaths[0])
         try report.markdown().write(toFile: resultPaths[1], atomically: true, encoding: .utf8)
         print(report.markdown(), terminator: "")
@@ -210,8 +225,9 @@ enum SuiteManifest {
 
 /// Runs one entry: simulate if needed, `worldtrack run` in a child process, evaluate.
 enum SuiteRunner {
-    /// `sharedName`: the dataset folder name of a simulation shared with earlier entries (same arguments).
-    static func run(_ e: SuiteEntry, executable: String, out: String, sharedName: String? = nil) -> SuiteResult {
+    /// `sharedName`: the dataset folder name of a simulation shared with earlier entries (same arguments); `config`: the
+    /// settings file for `worldtrack run --config`.
+    static func run(_ e: SuiteEntry, executable: String, out: String, sharedName: String? = nil, config: String? = nil) -> SuiteResult {
         let align = e.align ?? "posyaw"
         var result = SuiteResult(name: e.name, dataset: e.dataset ?? "(simulated)", stereo: e.stereo ?? false, alignment: align)
         let runDir = "\(out)/runs/\(e.name)"
@@ -240,6 +256,7 @@ enum SuiteRunner {
             if e.stereo == true { args.append("--stereo") }
             if let s = e.start { args += ["--start", String(s)] }
             if let s = e.seconds { args += ["--seconds", String(s)] }
+            if let config { args += ["--config", config] }
             try runChild(executable, args, log: "\(runDir)/run.log")
             if let data = FileManager.default.contents(atPath: summary),
                let s = try? JSONDecoder().decode(RunSummaryJSON.self, from: data) {

@@ -14,7 +14,8 @@ struct BenchSuiteMergeCommand: ParsableCommand {
         with .md for .json, and to stdout.
 
         Refused, exit 2 naming the files: results of different manifests (another manifest file, \
-        by the hash of its bytes, or other entries), of different shard counts, a shard twice, an \
+        by the hash of its bytes, or other entries), of different settings (`run --config`), of \
+        different shard counts, a shard twice, an \
         entry twice, a missing shard (unless --partial), results files of a version without the \
         manifest's identity, an existing FILE (unless --force).
 
@@ -129,7 +130,14 @@ enum SuiteMerge {
                                     + "\(firstShard.count) missing (given: \(byShard.keys.sorted().map(String.init).joined(separator: ", "))); "
                                     + "--partial joins the shards that are there")
         }
+        // Shards run with other settings are other suites.
+        let settings = Set(reports.map { $0.report.config ?? "" })
+        if settings.count > 1 {
+            throw CLIError.badInput("the shards were run with different settings (--config): "
+                                    + settings.sorted().map { $0.isEmpty ? "the defaults" : $0 }.joined(separator: ", "))
+        }
         var merged = SuiteReport(entries: manifest.entries.compactMap { entries[$0] }, manifest: manifest, shard: nil)
+        merged.config = reports.first?.report.config
         merged.merged = MergeInfo(from: reports.map(\.path), shards: firstShard.count, missing: missing)
         return merged
     }

@@ -98,6 +98,8 @@ struct SuiteReport: Codable {
     var shard: Shard?
     /// For a report joined by `bench-suite merge`: what it was joined from.
     var merged: MergeInfo?
+    /// The settings file every run was given (`bench-suite run --config`), absolute; nil: the defaults.
+    var config: String?
     var entries: [SuiteResult]
     /// Entries the means are over (those that succeeded).
     var mean_over: Int
@@ -164,6 +166,7 @@ struct SuiteReport: Codable {
             + "length, and of the mean rotation error. Tilt: the gravity direction in the body frame against the ground truth's "
             + "vertical as given, and against gravity measured from the recording's IMU (`worldtrack eval --level-groundtruth`; "
             + "a frame levelled by hand can be a fraction of a degree off; — where it cannot be measured).\n"
+        if let config { s += "\nSettings: every run read \(config) (`worldtrack run --config`).\n" }
         if let merged {
             s += "\nJoined from \(merged.from.count) file\(merged.from.count == 1 ? "" : "s") (shards of \(merged.shards))"
             s += merged.missing.isEmpty ? ".\n" : "; **partial**: shard\(merged.missing.count == 1 ? "" : "s") "

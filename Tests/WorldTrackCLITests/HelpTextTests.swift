@@ -7,7 +7,7 @@ import TestSupport
 @Suite("worldtrack --help at 80 columns")
 struct HelpTextTests {
     static let commands: [[String]] = [[], ["info"], ["simulate"], ["features"], ["run"], ["eval"], ["config"],
-                                       ["bench-suite"], ["help", "bench-suite", "run"], ["help", "bench-suite", "merge"],
+                                       ["bench-suite"], ["help", "bench-suite", "run"], ["help", "bench-suite", "merge"], ["help", "bench-suite", "compare"],
                                        ["replay"]]
 
     /// The help text of `command` rendered for a terminal `columns` wide (ArgumentParser reads `COLUMNS`).
