@@ -108,4 +108,25 @@ struct BenchSuiteMergeTests {
         #expect(bare.status == 2 && bare.stderr.contains("no bench-suite results file"), "\(bare.stderr)")
         for name in ["m2", "m3", "m4", "m5", "m6", "m7"] { #expect(!FileManager.default.fileExists(atPath: dir.path(name + ".json"))) }
     }
+
+    @Test("shards run with other settings (--config) are refused; shards run with the same keep them in the merged results")
+    func refusesOtherSettings() throws {
+        let dir = try TemporaryDirectory()
+        let m = dir.path("suite.json")
+        try Self.manifest(m, names: ["a", "b"])
+        let settings = dir.path("few.yaml")
+        try Data("frontend:\n  featureBudget: 60\n".utf8).write(to: URL(fileURLWithPath: settings))
+        for (shard, out, config) in [("0/2", "plain", false), ("1/2", "plain", false), ("0/2", "set", true), ("1/2", "set", true), ("1/2", "mixed", true)] {
+            let r = try Self.worldtrack(["bench-suite", m, "--shard", shard, "--out", dir.path(out)] + (config ? ["--config", settings] : []))
+            #expect(r.status == 1, "\(r.stderr)")
+        }
+        let mixed = try Self.worldtrack(["bench-suite", "merge", dir.path("plain/results-shard-0-of-2.json"), dir.path("mixed"),
+                                         "--out", dir.path("mixed.json")])
+        #expect(mixed.status == 2 && mixed.stderr.contains("different settings (--config): the defaults, \(settings)"), "\(mixed.stderr)")
+        let same = try Self.worldtrack(["bench-suite", "merge", dir.path("set"), "--out", dir.path("set.json")])
+        #expect(same.status == 0, "\(same.stderr)")
+        #expect(try Self.json(dir.path("set.json"))["config"] as? String == settings)
+        #expect(try Self.json(dir.path("plain/results-shard-0-of-2.json"))["config"] == nil)
+    }
+
 }
