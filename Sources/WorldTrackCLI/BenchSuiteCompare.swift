@@ -1,4 +1,5 @@
 import ArgumentParser
+import Evaluation
 import Foundation
 
 /// `worldtrack bench-suite compare BASE NEW`: two results of one suite side by side, entry by entry, with the means
@@ -102,22 +103,15 @@ struct SuiteComparison {
         let groups: [(String, [Pair])] = [("mono", pairs.filter { !$0.stereo }), ("stereo", pairs.filter(\.stereo)), ("all", pairs)]
         return groups.filter { !$0.1.isEmpty && !($0.0 == "all" && ($0.1.allSatisfy(\.stereo) || !$0.1.contains(where: \.stereo))) }
             .map { label, group in
-                let b = group.compactMap(\.base.ate_rmse_m), n = group.compactMap(\.new.ate_rmse_m)
+                // Every pair succeeded on both sides, so both have an ATE.
+                let b = ErrorStatistics(group.compactMap(\.base.ate_rmse_m)), n = ErrorStatistics(group.compactMap(\.new.ate_rmse_m))
                 let tilted = group.filter { $0.base.tilt_vs_gravity_median_deg != nil && $0.new.tilt_vs_gravity_median_deg != nil }
-                return Summary(label: label, count: group.count,
-                               meanBase_m: SuiteReport.mean(b) ?? .nan, meanNew_m: SuiteReport.mean(n) ?? .nan,
-                               medianBase_m: Self.median(b), medianNew_m: Self.median(n),
+                return Summary(label: label, count: group.count, meanBase_m: b.mean, meanNew_m: n.mean,
+                               medianBase_m: b.median, medianNew_m: n.median,
                                newLower: group.filter { ($0.new.ate_rmse_m ?? .infinity) < ($0.base.ate_rmse_m ?? .infinity) }.count,
                                tiltBase_deg: SuiteReport.mean(tilted.compactMap(\.base.tilt_vs_gravity_median_deg)),
                                tiltNew_deg: SuiteReport.mean(tilted.compactMap(\.new.tilt_vs_gravity_median_deg)))
             }
-    }
-
-    /// The median of `values` (the mean of the middle two for an even count); NaN for none.
-    static func median(_ values: [Double]) -> Double {
-        let v = values.sorted()
-        guard !v.isEmpty else { return .nan }
-        return v.count % 2 == 1 ? v[v.count / 2] : (v[v.count / 2 - 1] + v[v.count / 2]) / 2
     }
 
     func markdown() -> String {
