@@ -23,7 +23,7 @@ struct BenchSuiteCommand: ParsableCommand {
           }
         Each entry has a unique "name" and either "dataset" (a folder; relative paths are resolved \
         against the manifest's folder) or "simulate" (arguments of `worldtrack simulate`; the dataset \
-        is written once into OUT/datasets/NAME and reused). Optional: "stereo" (bool), "start" \
+        is written once into OUT/datasets/NAME, or DIR/NAME with --datasets DIR, and reused). Optional: "stereo" (bool), "start" \
         (seconds into the dataset: `run --start`; a run that starts in motion initialises \
         dynamically), "seconds" (number), "align" (posyaw | se3 | sim3 | none; default posyaw).
 
@@ -95,6 +95,11 @@ struct BenchSuiteRunCommand: ParsableCommand {
                                valueName: "FILE"))
     var config: String?
 
+    @Option(help: ArgumentHelp("Folder for the datasets the manifest's \"simulate\" entries make (default OUT/datasets). Give several "
+                               + "runs of a suite the same folder to render each simulation once; a folder holding another "
+                               + "simulation under an entry's name fails that entry.", valueName: "DIR"))
+    var datasets: String?
+
     func validate() throws {
         guard jobs >= 1 && jobs <= 64 else { throw ValidationError("--jobs must be between 1 and 64 (got \(jobs))") }
         if let shard { _ = try Shard.parse(shard) }
@@ -136,7 +141,8 @@ struct BenchSuiteRunCommand: ParsableCommand {
         for (i, entry) in mine.enumerated() {
             let shared = entry.simulate.flatMap { firstBySimulation[$0] }
             queue.addOperation {
-                let r = SuiteRunner.run(entry, executable: executable, out: out, sharedName: shared, config: settings)
+                let r = SuiteRunner.run(entry, executable: executable, out: out, datasets: datasets ?? out + "/datasets",
+                                        sharedName: shared, config: settings)
                 results.set(i, r)
                 let line = r.skipped.map { "skipped: \($0)" } ?? r.error.map { "FAILED: \($0)" }
                     ?? String(format: "ATE %.4f m, %.2f ms/frame", r.ate_rmse_m ?? .nan, r.ms_per_frame_median ?? .nan)
@@ -225,9 +231,10 @@ enum SuiteManifest {
 
 /// Runs one entry: simulate if needed, `worldtrack run` in a child process, evaluate.
 enum SuiteRunner {
-    /// `sharedName`: the dataset folder name of a simulation shared with earlier entries (same arguments); `config`: the
-    /// settings file for `worldtrack run --config`.
-    static func run(_ e: SuiteEntry, executable: String, out: String, sharedName: String? = nil, config: String? = nil) -> SuiteResult {
+    /// `datasets`: the folder simulations are written to (and reused from); `sharedName`: the dataset folder name of a
+    /// simulation shared with earlier entries (same arguments); `config`: the settings file for `worldtrack run --config`.
+    static func run(_ e: SuiteEntry, executable: String, out: String, datasets: String? = nil, sharedName: String? = nil,
+                    config: String? = nil) -> SuiteResult {
         let align = e.align ?? "posyaw"
         var result = SuiteResult(name: e.name, dataset: e.dataset ?? "(simulated)", stereo: e.stereo ?? false, alignment: align)
         let runDir = "\(out)/runs/\(e.name)"
@@ -240,14 +247,25 @@ enum SuiteRunner {
                     result.skipped = "the recording \(sim[k + 1]) is absent"
                     return result
                 }
-                dataset = "\(out)/datasets/\(sharedName ?? e.name)"
+                dataset = "\(datasets ?? out + "/datasets")/\(sharedName ?? e.name)"
                 // One simulation per distinct argument list, even when its entries run at once.
                 let lock = SimulationLocks.lock(for: dataset)
                 lock.lock()
                 defer { lock.unlock() }
-                if !FileManager.default.fileExists(atPath: dataset + "/mav0/cam0/data.csv") {
+                // The arguments a dataset was simulated with, beside it: a folder shared by several suites' runs is reused
+                // only for the same simulation.
+                let marker = dataset + "/bench-suite-simulate.json"
+                let wanted = try JSONEncoder().encode(sim)
+                if FileManager.default.fileExists(atPath: dataset + "/mav0/cam0/data.csv") {
+                    let made = FileManager.default.contents(atPath: marker)
+                    guard made == wanted else {
+                        let what = made.flatMap { String(data: $0, encoding: .utf8) } ?? "unknown arguments"
+                        throw CLIError.failure("\(dataset) holds another simulation (\(what)) than this entry's; give another --datasets folder")
+                    }
+                } else {
                     try? FileManager.default.removeItem(atPath: dataset)
                     try runChild(executable, ["simulate"] + sim + ["--out", dataset], log: "\(runDir)/simulate.log")
+                    try wanted.write(to: URL(fileURLWithPath: marker))
                 }
                 result.dataset = dataset
             }

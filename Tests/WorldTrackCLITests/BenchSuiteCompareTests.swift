@@ -2,8 +2,8 @@ import Foundation
 import Testing
 import TestSupport
 
-/// `worldtrack bench-suite run --config` and `bench-suite compare`, end to end: a setting judged over a suite's
-/// entries instead of one run.
+/// `worldtrack bench-suite run --config` and `--datasets`, and `bench-suite compare`, end to end: a setting judged over a
+/// suite's entries instead of one run.
 @Suite("worldtrack bench-suite --config and compare (end to end)")
 struct BenchSuiteCompareTests {
     static func worldtrack(_ arguments: [String]) throws -> ProcessRunner.Result {
@@ -85,4 +85,31 @@ struct BenchSuiteCompareTests {
         #expect(refused.status == 2 && refused.stderr.contains("unknown setting frontend.nonsense"), "\(refused.stderr)")
         #expect(!FileManager.default.fileExists(atPath: dir.path("bad-out")))
     }
+
+    @Test("run --datasets: several runs of a suite render each simulation once; a folder holding another simulation under an entry's name fails that entry")
+    func sharedDatasets() throws {
+        let dir = try TemporaryDirectory()
+        func manifest(seed: Int) throws -> String {
+            let path = dir.path("suite-\(seed).json")
+            try Data(#"{"entries": [{"name": "s", "seconds": 2, "simulate": ["--scene", "room", "--seconds", "3", "--size", "188x120", "--seed", "\#(seed)"]}]}"#.utf8)
+                .write(to: URL(fileURLWithPath: path))
+            return path
+        }
+        let first = try Self.worldtrack(["bench-suite", manifest(seed: 3), "--datasets", dir.path("data"), "--out", dir.path("o1")])
+        #expect(first.status == 0, "\(first.stderr)")
+        #expect(FileManager.default.fileExists(atPath: dir.path("data/s/mav0/cam0/data.csv")))
+        #expect(FileManager.default.fileExists(atPath: dir.path("o1/runs/s/simulate.log")))
+        #expect(!FileManager.default.fileExists(atPath: dir.path("o1/datasets")))
+        // The second run of the same suite reuses it: no simulation.
+        let second = try Self.worldtrack(["bench-suite", manifest(seed: 3), "--datasets", dir.path("data"), "--out", dir.path("o2")])
+        #expect(second.status == 0, "\(second.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: dir.path("o2/runs/s/simulate.log")))
+        let tum1 = try String(contentsOfFile: dir.path("o1/runs/s/trajectory.tum"), encoding: .utf8)
+        let tum2 = try String(contentsOfFile: dir.path("o2/runs/s/trajectory.tum"), encoding: .utf8)
+        #expect(!tum1.isEmpty && tum1 == tum2)
+        // Another simulation under the same entry name is not taken for it.
+        let other = try Self.worldtrack(["bench-suite", manifest(seed: 4), "--datasets", dir.path("data"), "--out", dir.path("o3")])
+        #expect(other.status == 1 && other.stdout.contains("holds another simulation"), "\(other.stdout)")
+    }
+
 }
