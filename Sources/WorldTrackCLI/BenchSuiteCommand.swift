@@ -129,8 +129,8 @@ struct BenchSuiteRunCommand: ParsableCommand {
         }
         let settings = config.map { $0.hasPrefix("/") ? $0 : fm.currentDirectoryPath + "/" + $0 }
         let executable = SelfExecutable.path()
-        FileHandle.standardError.write(Data("bench-suite: \(mine.count) of \(entries.count) entries, \(jobs) at a time → \(out)"
-            .appending(settings.map { ", settings from \($0)" } ?? "") .appending("\n").utf8))
+        let from = settings.map { ", settings from \($0)" } ?? ""
+        FileHandle.standardError.write(Data("bench-suite: \(mine.count) of \(entries.count) entries, \(jobs) at a time → \(out)\(from)\n".utf8))
 
         let results = ResultBox(count: mine.count)
         let queue = OperationQueue()
