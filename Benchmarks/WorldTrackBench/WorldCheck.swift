@@ -135,9 +135,7 @@ enum WorldCheck {
                               detail: detail)
         }
         let planes = lastPlanes.map { p -> ObservedPlane in
-            let b = p.boundary.map { align.act($0) }
-            let h = b.map(\.z).reduce(0, +) / Double(max(1, b.count))
-            return ObservedPlane(id: p.id, classification: p.classification, height: h, boundary: b.map { Vec2($0.x, $0.y) })
+            p.observed(through: align)
         }
         let score = WorldCheckScore(taps: outcomes, planes: planes, scene: scene)
         let levelled = try levelledPlanes(path: path, estimate: summary.bodyTrajectory, truth: truth, planes: lastPlanes,
@@ -259,10 +257,7 @@ enum WorldCheck {
                                    align: SimilarityTransform, scene: Scene, cameraTruth: (TimestampNs) -> Vec3?) -> String {
         guard !shown.isEmpty else { return "horizontal planes during the run: none shown" }
         let planes = shown.map { s -> (TimestampNs, ObservedPlane) in
-            let b = s.plane.boundary.map { align.act($0) }
-            let h = b.map(\.z).reduce(0, +) / Double(max(1, b.count))
-            return (s.t_ns, ObservedPlane(id: s.plane.id, classification: s.plane.classification, height: h,
-                                          boundary: b.map { Vec2($0.x, $0.y) }))
+            (s.t_ns, s.plane.observed(through: align))
         }
         let verdicts = WorldCheckScore(taps: [], planes: planes.map(\.1), scene: scene).planes
         var phantomTimes: [String: [Double]] = [:], phantomHeights: [String: Double] = [:]
@@ -314,9 +309,7 @@ enum WorldCheck {
         let align = SimilarityTransform(rotation: R_W_L * report.transform.rotation,
                                         translation: R_W_L.act(report.transform.translation), scale: report.transform.scale)
         let observed = planes.map { p -> ObservedPlane in
-            let b = p.boundary.map { align.act($0) }
-            let h = b.map(\.z).reduce(0, +) / Double(max(1, b.count))
-            return ObservedPlane(id: p.id, classification: p.classification, height: h, boundary: b.map { Vec2($0.x, $0.y) })
+            p.observed(through: align)
         }
         let score = WorldCheckScore(taps: [], planes: observed, scene: scene)
         let each = score.planes.compactMap { v in v.heightError.map { String(format: "%@ %+.1f cm", v.plane.id as NSString, 100 * $0) } }
@@ -331,7 +324,18 @@ enum WorldCheck {
         reason.replacingOccurrences(of: #"\([-0-9.e, ]+\)"#, with: "(…)", options: .regularExpression)
     }
 
-    struct PlaneAnchorSnapshot { var id: String; var classification: String; var boundary: [Vec3] }
+    /// A horizontal plane as the stream showed it: id, classification, boundary (estimate's world frame, metres).
+    struct PlaneAnchorSnapshot {
+        var id: String; var classification: String; var boundary: [Vec3]
+
+        /// The plane in the scene's frame through `align` (estimate → scene): its height the mean z of its mapped
+        /// boundary, metres, and that boundary's (x, y).
+        func observed(through align: SimilarityTransform) -> ObservedPlane {
+            let b = boundary.map { align.act($0) }
+            let h = b.map(\.z).reduce(0, +) / Double(max(1, b.count))
+            return ObservedPlane(id: id, classification: classification, height: h, boundary: b.map { Vec2($0.x, $0.y) })
+        }
+    }
 }
 
 /// A bench failure with a message.
