@@ -44,12 +44,41 @@ struct DynamicInitializer {
         var last: IMUState
     }
 
-    /// Tries to initialise from `frames` (oldest first, spanning ≥ ~1 s) and the IMU in `buffer`. The gyro
-    /// bias is refined from `gyroBias` (the prior guess) by `refineGyroBias` before the alignment.
+    /// Why a window that aligned was not used.
+    enum Refusal: Equatable, Sendable {
+        /// The window does not fix the speed, and with it the scale: its motion leaves the scale little to rest on
+        /// (`scaleExcitation` under `minScaleExcitation`), and the speed found (`speed`, m/s) could be `tolerance`
+        /// (m/s) higher or lower, more than `maxRelativeSpeedTolerance` of it and more than `speedToleranceAllowance`:
+        /// everything else fitted again for at most half again the alignment's squared residual (`speedRefusal`, the
+        /// speed at the window's start), or moved that far by an accelerometer bias of `initialAccelBiasStd`
+        /// (`biasRefusal`, the speed at its end). Circling at an even speed while facing the centre does this.
+        case speedNotDetermined(speed: Double, tolerance: Double)
+    }
+
+    /// What one try at a window gave.
+    enum Outcome {
+        /// The window aligned and fixes the state.
+        case initialized(Result)
+        /// The window aligned, but its answer is not trusted.
+        case refused(Refusal)
+        /// The window could not be aligned (too few tracks, gravity off, a singular system, no gyro bias explaining it).
+        case failed
+    }
+
+    /// Tries to initialise from `frames` (oldest first, spanning ≥ ~1 s) and the IMU in `buffer` (`attempt`); nil
+    /// when the window failed or was refused.
     func initialize(frames: [WindowFrame], buffer: IMUBuffer, gyroBias: Vec3) -> Result? {
+        if case .initialized(let result) = attempt(frames: frames, buffer: buffer, gyroBias: gyroBias) { return result }
+        return nil
+    }
+
+    /// Tries to initialise from `frames` (oldest first, spanning ≥ ~1 s) and the IMU in `buffer`. The gyro
+    /// bias is refined from `gyroBias` (the prior guess) by `refineGyroBias` before the alignment; the answer is
+    /// refused when the tracks do not determine its speed (`Refusal.speedNotDetermined`).
+    func attempt(frames: [WindowFrame], buffer: IMUBuffer, gyroBias: Vec3) -> Outcome {
         guard frames.count >= 5, let first = frames.first,
               let firstIMU = buffer.first, firstIMU.t_ns <= first.t_ns, let lastIMU = buffer.last,
-              let lastFrame = frames.last, lastIMU.t_ns >= lastFrame.t_ns - 10_000_000 else { return nil }
+              let lastFrame = frames.last, lastIMU.t_ns >= lastFrame.t_ns - 10_000_000 else { return .failed }
         let tracks = Self.tracks(frames, cameras: cameras)
         var bias = refineGyroBias(frames: frames, buffer: buffer, tracks: Self.longest(tracks, configuration.initializer.gyroBiasTracks),
                                   prior: gyroBias)
@@ -84,7 +113,7 @@ struct DynamicInitializer {
                 guard align <= limit, vis <= limit else { continue }
                 if align < (best?.cost ?? .infinity) { best = (align, candidate) }
             }
-            guard let best else { return nil }
+            guard let best else { return .failed }
             bias = best.bias
         }
         let inc = integrate(frames: frames, buffer: buffer, gyroBias: bias.value)
@@ -92,12 +121,28 @@ struct DynamicInitializer {
         // Two passes: unweighted, then each observation's rows weighted by 1/depth from the first
         // solution, so that the equations are in (approximately) image units.
         guard let (S0, rhs0, used0) = accumulate(tracks: tracks, rot: rot, alpha: alpha, dt: dt, weights: nil),
-              used0 >= 15, let x0 = solve6(S0, rhs0) else { return nil }
+              used0 >= 15, let x0 = solve6(S0, rhs0) else { return .failed }
         let weights = depthWeights(tracks: tracks, rot: rot, alpha: alpha, dt: dt, x: x0)
         guard let (S, rhs, used) = accumulate(tracks: tracks, rot: rot, alpha: alpha, dt: dt, weights: weights),
               used >= 15, let solution = alignment(S, rhs, gravityFree: s.v_W, span: dt[dt.count - 1])
-        else { return nil }
+        else { return .failed }
         let (g, vT_B0, found) = (solution.g, solution.vT, solution.found)
+        // Motion that leaves the scale little to rest on (`scaleExcitation`), and an answer that shows it: the speed is
+        // loose by half against the fit's own residual (`speedRefusal`), or against the accelerometer-bias prior
+        // (`biasRefusal`). Either alone refuses sound windows: the first on clean data, whose small residual makes
+        // any speed change costly but not half again; the second where a bias does move a well-excited answer.
+        let options = configuration.initializer
+        let checksSpeed = options.maxRelativeSpeedTolerance > 0
+            && (scaleExcitation(frames: frames, buffer: buffer, increments: inc, gyroBias: bias.value) ?? 0) < options.minScaleExcitation
+        if checksSpeed, let refusal = speedRefusal(tracks: tracks, increments: inc, weights: weights, normalEquations: (S, rhs)) {
+            return .refused(refusal)
+        }
+        let sensitivity = options.tiltAccelBiasCorrelation || checksSpeed
+            ? accelBiasSensitivity(frames: frames, buffer: buffer, tracks: tracks, gyroBias: bias.value, weights: weights, nominal: solution)
+            : nil
+        if checksSpeed, let K = sensitivity, let refusal = Self.biasRefusal(velocity_B0: vT_B0, sensitivity_B0: K.velocity_B0, options: options) {
+            return .refused(refusal)
+        }
         // Orientation of B0 with yaw 0: gravity in B0 is −(0, 0, g) in W, i.e. the "specific force" f = −g.
         let R_W_B0 = gravityAlignedRotation(specificForce: -g)
         let T = dt[dt.count - 1]
@@ -109,7 +154,7 @@ struct DynamicInitializer {
         // which tilts gravity by σ_ba/g and shifts the velocity by σ_ba·T.
         let sigma = configuration.updater.pixelNoiseStd / cameras[0].model.intrinsics.fx
         guard let Sinv = try? Matrix(rows: 6, columns: 6, rowMajor: S).symmetrized().symmetricPositiveDefiniteInverse()
-        else { return nil }
+        else { return .failed }
         let k = 4 * sigma * sigma
         func block(_ i: Int, _ j: Int) -> Mat3 {
             Mat3(rows: Vec3(Sinv[i, j], Sinv[i, j + 1], Sinv[i, j + 2]), Vec3(Sinv[i + 1, j], Sinv[i + 1, j + 1], Sinv[i + 1, j + 2]),
@@ -135,9 +180,7 @@ struct DynamicInitializer {
             P[ErrorIndex.gyroBias + i, ErrorIndex.gyroBias + i] = bias.std * bias.std
             P[ErrorIndex.accelBias + i, ErrorIndex.accelBias + i] = ba2
         }
-        if configuration.initializer.tiltAccelBiasCorrelation,
-           let K = accelBiasSensitivity(frames: frames, buffer: buffer, tracks: tracks, gyroBias: bias.value, weights: weights,
-                                        nominal: solution) {
+        if options.tiltAccelBiasCorrelation, let K = sensitivity {
             // The alignment took the accelerometer bias as zero; a bias δb moves its answer by K δb. So the tilt and
             // velocity are correlated with the bias by K σ²: what the filter later learns of one, it learns of the
             // other. Their own covariance gains K σ² Kᵀ on top of the bounds above, which stay as the margin for what
@@ -156,7 +199,7 @@ struct DynamicInitializer {
             P.setBlock(ErrorIndex.velocity, ErrorIndex.accelBias, ba2 * Kv)
             P.setBlock(ErrorIndex.accelBias, ErrorIndex.velocity, ba2 * Kv.transposed)
         }
-        return Result(state: state, covariance: P, gravityFound: found)
+        return .initialized(Result(state: state, covariance: P, gravityFound: found))
     }
 
     /// The alignment's answer from its Schur-reduced normal equations: gravity scaled to `g` exactly (`found` is its
@@ -408,10 +451,16 @@ struct DynamicInitializer {
     func projectedResiduals(tracks: Tracks, increments inc: Increments, weights: [Int: [Double]]) -> [Double]? {
         guard let (S, rhs, _) = accumulate(tracks: tracks, rot: inc.rot, alpha: inc.alpha, dt: inc.dt, weights: weights),
               let x = solve6(S, rhs) else { return nil }
+        return residuals(tracks: tracks, rot: inc.rot, alpha: inc.alpha, dt: inc.dt, weights: weights, x: x)
+    }
+
+    /// The alignment's residual vector at `x = (v0, g)` with each track's point solved, for fixed `weights` (tracks
+    /// whose point is degenerate contribute zeros).
+    func residuals(tracks: Tracks, rot: [SO3], alpha: [Vec3], dt: [Double], weights: [Int: [Double]], x: [Double]) -> [Double] {
         var r: [Double] = []
         for id in usableTracks(tracks, weights: weights) {
             guard let obs = tracks[id] else { continue }
-            let rs = rows(obs, weights: weights[id], rot: inc.rot, alpha: inc.alpha, dt: inc.dt)
+            let rs = rows(obs, weights: weights[id], rot: rot, alpha: alpha, dt: dt)
             var AtA = Mat3.zero, rhsP = Vec3.zero
             for row in rs {
                 AtA = AtA + Mat3.outer(row.a, row.a)
@@ -444,7 +493,7 @@ struct DynamicInitializer {
     }
 
     /// Solves the 6×6 system if it is well conditioned.
-    private func solve6(_ S: [Double], _ rhs: [Double]) -> [Double]? {
+    func solve6(_ S: [Double], _ rhs: [Double]) -> [Double]? {
         let Sm = Matrix(rows: 6, columns: 6, rowMajor: S).symmetrized()
         guard let eig = try? Sm.symmetricEigen(), let lo = eig.eigenvalues.first, let hi = eig.eigenvalues.last,
               hi > 0, lo > 1e-9 * hi, let x = try? Sm.choleskySolve(Matrix(columnVector: rhs)) else { return nil }

@@ -198,6 +198,23 @@ public struct InertialInitializerOptions: Equatable, Sendable {
     public var tiltAccelBiasCorrelation: Bool = true
     /// Prior 1-σ of the velocity at static initialisation, m/s.
     public var initialVelocityStd: Double = 0.02
+    /// Dynamic initialisation: a window is refused when its tracks do not determine the speed it finds, and so the
+    /// scale: when the speed could change by more than this fraction of itself, everything else fitted again, while
+    /// the alignment's squared residual rises by at most half (and by more than `speedToleranceAllowance`). At 0.5,
+    /// halving the speed must make the fit at least half again as bad. Circling an object at an even speed while
+    /// facing it gives such windows (their scale is a guess); a walk or a flight does not. 0 turns the check off.
+    public var maxRelativeSpeedTolerance: Double = 0.5
+    /// Dynamic initialisation: windows whose motion gives the scale at least this much to rest on are not checked by
+    /// `maxRelativeSpeedTolerance`, metres (`DynamicInitializer.scaleExcitation`: what is left of the IMU's position
+    /// increments over the window once a velocity, gravity and a constant body-frame acceleration are fitted out;
+    /// an even circle leaves 0.2–1.3 mm, a walk 16–19 mm).
+    public var minScaleExcitation: Double = 0.002
+    /// Dynamic initialisation: a speed tolerance (as `maxRelativeSpeedTolerance`) accepted whatever the speed, m/s:
+    /// slow motion is not refused for its slowness.
+    public var speedToleranceAllowance: Double = 0.05
+    /// Dynamic initialisation: after a refused window (`maxRelativeSpeedTolerance`), seconds before the next try.
+    /// The windows in between share most of its frames, and a try costs some 30 ms.
+    public var retryAfterRefusal: Double = 0.5
 
     /// The default options.
     public init() {}

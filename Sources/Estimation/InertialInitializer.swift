@@ -12,7 +12,8 @@ import Sensors
 ///    (rest test);
 /// 2. otherwise, when `dynamicInitialization` is on and the window spans at least 90 % of `dynamicWindow`,
 ///    the `DynamicInitializer` aligns the window's tracks with the IMU.
-/// A still image with a moving IMU (or a moving image with a resting IMU) initialises neither way.
+/// A still image with a moving IMU (or a moving image with a resting IMU) initialises neither way, nor does motion
+/// whose window does not determine the speed (`DynamicInitializer.Refusal`; `lastRefusal` says so).
 struct InertialInitializer {
     /// How the filter was initialised.
     enum Method: Equatable { case staticRest, dynamicAlignment }
@@ -29,6 +30,12 @@ struct InertialInitializer {
     private let dynamicInitializer: DynamicInitializer
     /// Recent frames (oldest first), for the dynamic initialiser.
     private(set) var window: [DynamicInitializer.WindowFrame] = []
+    /// Why the dynamic initialiser refused the window on the last `tryInitialize` (nil: it was not refused, or it
+    /// was not tried because it refused one less than `retryAfterRefusal` ago).
+    private(set) var lastRefusal: DynamicInitializer.Refusal?
+    /// After a refusal the dynamic initialiser is not tried again before this time: the next windows share most of
+    /// the refused one's frames, and a try costs some 30 ms.
+    private var nextDynamicTry_ns: TimestampNs?
 
     init(configuration: EstimatorConfiguration, cameras: [CameraCalibration], imu: IMUCalibration) {
         options = configuration.initializer
@@ -41,6 +48,7 @@ struct InertialInitializer {
     /// moved over the still-image baseline (`EstimatorConfiguration.stillImageBaseline_s`); `gyroBiasPrior` the dynamic
     /// initialiser's prior bias (zero at a cold start, the last estimate after a reset).
     mutating func tryInitialize(frame: FeatureFrame, disparity_px: Double?, movedOverBaseline: Bool = false, buffer: IMUBuffer, gyroBiasPrior: Vec3) -> Result? {
+        lastRefusal = nil
         window.append(DynamicInitializer.WindowFrame(t_ns: frame.t_ns, observations: frame.observations))
         let windowStart = frame.t_ns - Time.nanoseconds(options.dynamicWindow)
         window.removeAll { $0.t_ns < windowStart }
@@ -52,12 +60,18 @@ struct InertialInitializer {
         // In motion: visual-inertial alignment over the window.
         if options.dynamicInitialization, !stillImage, let oldest = window.first,
            Double(frame.t_ns - oldest.t_ns) * 1e-9 >= 0.9 * options.dynamicWindow,
-           let ini = dynamicInitializer.initialize(frames: window, buffer: buffer, gyroBias: gyroBiasPrior) {
-            return Result(state: ini.state, covariance: ini.covariance, method: .dynamicAlignment)
+           frame.t_ns >= nextDynamicTry_ns ?? frame.t_ns {
+            switch dynamicInitializer.attempt(frames: window, buffer: buffer, gyroBias: gyroBiasPrior) {
+            case .initialized(let ini): return Result(state: ini.state, covariance: ini.covariance, method: .dynamicAlignment)
+            case .refused(let refusal):
+                lastRefusal = refusal
+                nextDynamicTry_ns = frame.t_ns + Time.nanoseconds(options.retryAfterRefusal)
+            case .failed: break
+            }
         }
         return nil
     }
 
     /// Forgets the window (after a successful initialisation, or a reset).
-    mutating func reset() { window.removeAll() }
+    mutating func reset() { window.removeAll(); nextDynamicTry_ns = nil }
 }

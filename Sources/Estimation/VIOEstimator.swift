@@ -281,7 +281,12 @@ public final class VIOEstimator {
     /// at the frame time.
     private func initialize(_ frame: FeatureFrame, disparity: Double?, movedOverBaseline: Bool, diag: inout EstimatorDiagnostics) -> Bool {
         guard let ini = initializer.tryInitialize(frame: frame, disparity_px: disparity, movedOverBaseline: movedOverBaseline, buffer: buffer,
-                                                  gyroBiasPrior: lastGood?.gyroBias_B ?? .zero) else { return false }
+                                                  gyroBiasPrior: lastGood?.gyroBias_B ?? .zero) else {
+            if case .speedNotDetermined(let speed, let tolerance) = initializer.lastRefusal {
+                diag.undeterminedSpeed = UndeterminedSpeed(speed: speed, tolerance: tolerance)
+            }
+            return false
+        }
         var s = ini.state
         if let prev = lastGood {
             // Re-initialisation after a reset: keep position and heading continuous.
@@ -493,6 +498,15 @@ public final class VIOEstimator {
     }
 }
 
+/// A window of the dynamic initialiser refused because its tracks did not determine its speed (and so the scale).
+public struct UndeterminedSpeed: Equatable, Sendable {
+    /// The speed the window's alignment found at its start, m/s.
+    public var speed: Double
+    /// How far the speed could move, everything else fitted again, for at most half again the alignment's squared
+    /// residual, m/s (`InertialInitializerOptions.maxRelativeSpeedTolerance`).
+    public var tolerance: Double
+}
+
 /// What happened inside the estimator for one frame (for tests, logs and tuning).
 public struct EstimatorDiagnostics: Equatable, Sendable {
     /// Feature observations of camera 0 in the frame.
@@ -506,6 +520,9 @@ public struct EstimatorDiagnostics: Equatable, Sendable {
     public var initialized = false
     /// The initialisation on this frame was the dynamic (in-motion) one.
     public var dynamicInitialization = false
+    /// Not initialised on this frame because the window's tracks did not determine the speed, and so the scale
+    /// (`InertialInitializerOptions.maxRelativeSpeedTolerance`).
+    public var undeterminedSpeed: UndeterminedSpeed?
     /// A zero-velocity update was applied (no clone was added).
     public var zeroVelocityUpdate = false
     /// MSCKF features accepted, rejected by the χ² gate, and not triangulable.

@@ -121,6 +121,11 @@ public struct PipelineSummary: Sendable {
     public var relocalization: Relocalization?
     /// With a loaded world map: places accepted and later revoked (`RelocalizationOptions.revokesContradictedPlace`).
     public var revokedRelocalizations: [Revocation] = []
+    /// How many times the estimator refused to start in motion because the window's tracks did not determine the
+    /// speed, and so the scale (`EstimatorDiagnostics.undeterminedSpeed`).
+    public var undeterminedSpeedRefusals = 0
+    /// The last of those refusals.
+    public var lastUndeterminedSpeed: UndeterminedSpeed?
 }
 
 /// A frame the pipeline skipped because its image file could not be decoded (corrupt data).
@@ -255,6 +260,8 @@ public final class TrackingPipeline {
         var lastProcessedT: TimestampNs?
         var lastEstimate: EstimatorOutput?
         var streamedCamera: CameraCalibration?
+        var undeterminedSpeedRefusals = 0
+        var lastUndeterminedSpeed: UndeterminedSpeed?
 
         func summary(completed: Bool) -> PipelineSummary {
             let wall = Double(DispatchTime.now().uptimeNanoseconds - wallStart) * 1e-9
@@ -265,7 +272,8 @@ public final class TrackingPipeline {
                                    wall_s: wall, stages: profiler.statistics, total: profiler.total,
                                    secondsToNormal: firstNormalT.map { Time.seconds($0 - firstFrameT) },
                                    skippedImages: skipped, stoppedEarly: stoppedEarly, lastEstimate: lastEstimate,
-                                   relocalization: relocalizer?.result, revokedRelocalizations: relocalizer?.revocations ?? [])
+                                   relocalization: relocalizer?.result, revokedRelocalizations: relocalizer?.revocations ?? [],
+                                   undeterminedSpeedRefusals: undeterminedSpeedRefusals, lastUndeterminedSpeed: lastUndeterminedSpeed)
         }
         summarySoFar = nil
         defer { if summarySoFar == nil { summarySoFar = summary(completed: false) } }
@@ -306,6 +314,10 @@ public final class TrackingPipeline {
                 },
                 imageDisparity_px: features.meanDisparity_px, visualRotation_Cnew_Cold: features.visualRotation_Cnew_Cold)
             var estimate = profiler.measure(.update) { estimator.addFrame(featureFrame) }
+            if let undetermined = estimator.lastDiagnostics.undeterminedSpeed {
+                undeterminedSpeedRefusals += 1
+                lastUndeterminedSpeed = undetermined
+            }
             lastProcessedT = left.t_ns
             // Map reuse: points mapped earlier and seen again refine this frame's pose.
             if let reobserver {

@@ -39,6 +39,12 @@ struct StderrLog {
         let states = s.trackingStateCounts.sorted { $0.value > $1.value }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
         text += "run: tracking states: \(states.isEmpty ? "none (no frame ran)" : states)\n"
         if let t = s.secondsToNormal { text += String(format: "run: normal tracking after %.2f s\n", t) }
+        if s.undeterminedSpeedRefusals > 0, let last = s.lastUndeterminedSpeed {
+            let n = s.undeterminedSpeedRefusals
+            text += "run: refused \(n) time\(n == 1 ? "" : "s") to start in motion: the images did not fix the speed, and so the scale "
+                + String(format: "(the last window found %.2f m/s, undetermined by ±%.2f m/s)", last.speed, last.tolerance)
+                + "; circling at an even speed while facing the centre does this. Hold still for a second, or move less evenly, to start.\n"
+        }
         if !s.skippedImages.isEmpty {
             let n = s.skippedImages.count
             text += "run: skipped \(n) frame\(n == 1 ? "" : "s") whose image could not be decoded\n"
