@@ -198,11 +198,12 @@ public struct InertialInitializerOptions: Equatable, Sendable {
     public var tiltAccelBiasCorrelation: Bool = true
     /// Prior 1-σ of the velocity at static initialisation, m/s.
     public var initialVelocityStd: Double = 0.02
-    /// Dynamic initialisation: a window is refused when its tracks do not determine the speed it finds, and so the
-    /// scale: when the speed could change by more than this fraction of itself, everything else fitted again, while
-    /// the alignment's squared residual rises by at most half (and by more than `speedToleranceAllowance`). At 0.5,
-    /// halving the speed must make the fit at least half again as bad. Circling an object at an even speed while
-    /// facing it gives such windows (their scale is a guess); a walk or a flight does not. 0 turns the check off.
+    /// Dynamic initialisation: a window whose motion leaves the scale little to rest on (`minScaleExcitation`) is
+    /// refused when the speed it finds could be off by more than this fraction of itself (and by more than
+    /// `speedToleranceAllowance`): changed that much with everything else fitted again for at most half again the
+    /// alignment's squared residual, or moved that much by an accelerometer bias of `initialAccelBiasStd` (1 σ).
+    /// At 0.5 the speed is not told from half or twice itself. Circling an object at an even speed while facing it
+    /// gives such windows (their scale is a guess); a walk or a flight does not. 0 turns the check off.
     public var maxRelativeSpeedTolerance: Double = 0.5
     /// Dynamic initialisation: windows whose motion gives the scale at least this much to rest on are not checked by
     /// `maxRelativeSpeedTolerance`, metres (`DynamicInitializer.scaleExcitation`: what is left of the IMU's position

@@ -500,10 +500,11 @@ public final class VIOEstimator {
 
 /// A window of the dynamic initialiser refused because its tracks did not determine its speed (and so the scale).
 public struct UndeterminedSpeed: Equatable, Sendable {
-    /// The speed the window's alignment found at its start, m/s.
+    /// The speed the window's alignment found (at its start for the fit's test, at its end for the bias's), m/s.
     public var speed: Double
-    /// How far the speed could move, everything else fitted again, for at most half again the alignment's squared
-    /// residual, m/s (`InertialInitializerOptions.maxRelativeSpeedTolerance`).
+    /// How far off the speed could be, m/s: moved that far with everything else fitted again for at most half again
+    /// the alignment's squared residual, or by an accelerometer bias of its prior 1-σ
+    /// (`InertialInitializerOptions.maxRelativeSpeedTolerance`).
     public var tolerance: Double
 }
 

@@ -262,6 +262,8 @@ struct RunSummaryJSON: Codable {
     var stopped: String? = nil
     /// Every setting the run used, by dotted key (`worldtrack config --defaults`), as the configuration file writes it.
     var configuration: [String: String]? = nil
+    /// Windows of the start in motion refused because they did not fix the speed, and so the scale (absent: none).
+    var refused_start_windows: Int? = nil
 
     init(_ s: PipelineSummary, dataset: String, stopped: String? = nil, configuration options: PipelineOptions? = nil) {
         self.dataset = dataset
@@ -272,6 +274,7 @@ struct RunSummaryJSON: Codable {
         tracking_states = s.trackingStateCounts
         stages = s.stages
         skipped_images = s.skippedImages.map(\.path)
+        refused_start_windows = s.undeterminedSpeedRefusals > 0 ? s.undeterminedSpeedRefusals : nil
         completed = stopped == nil
         self.stopped = stopped
         configuration = options.map { Dictionary(uniqueKeysWithValues: OptionsFile.values($0).map { ($0.key, $0.value.description) }) }
