@@ -16,7 +16,7 @@ extension DynamicInitializer {
     /// leaves the scale little to rest on (`scaleExcitation`): on clean simulated data the residual is so small
     /// that half again of it is a strict bound, and well-excited windows failed it.
     ///
-    /// Measured (docs/ACCURACY.md, "Circling at an even speed"): halving the speed raises the residual by 3–24 % on
+    /// Measured (docs/ACCURACY.md, "Circling at an even speed"): halving the speed raises the residual by 3–27 % on
     /// every window of a simulated circle flown at 0.65 m/s while facing its centre (where the mono alignment found
     /// 0.1–0.3 m/s, also with perfect sensors), and 20–70 times on the simulated walk; 1.6–15 times (median per
     /// start) on the real-IMU V1_01 flight; 13–120 times in stereo, whose baseline fixes the scale.
