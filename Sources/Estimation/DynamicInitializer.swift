@@ -47,7 +47,7 @@ struct DynamicInitializer {
     /// Why a window that aligned was not used.
     enum Refusal: Equatable, Sendable {
         /// The window does not fix the speed, and with it the scale: its motion leaves the scale little to rest on
-        /// (`scaleExcitation` under `minScaleExcitation`), and the speed found (`speed`, m/s) could be `tolerance`
+        /// (`scaleExcitation` under `minScaleExcitation_m`), and the speed found (`speed`, m/s) could be `tolerance`
         /// (m/s) higher or lower, more than `maxRelativeSpeedTolerance` of it and more than `speedToleranceAllowance`:
         /// everything else fitted again for at most half again the alignment's squared residual (`speedRefusal`, the
         /// speed at the window's start), or moved that far by an accelerometer bias of `initialAccelBiasStd`
@@ -133,7 +133,7 @@ struct DynamicInitializer {
         // any speed change costly but not half again; the second where a bias does move a well-excited answer.
         let options = configuration.initializer
         let checksSpeed = options.maxRelativeSpeedTolerance > 0
-            && (scaleExcitation(frames: frames, buffer: buffer, increments: inc, gyroBias: bias.value) ?? 0) < options.minScaleExcitation
+            && (scaleExcitation(frames: frames, buffer: buffer, increments: inc, gyroBias: bias.value) ?? 0) < options.minScaleExcitation_m
         if checksSpeed, let refusal = speedRefusal(tracks: tracks, increments: inc, weights: weights, normalEquations: (S, rhs)) {
             return .refused(refusal)
         }

@@ -198,7 +198,7 @@ public struct InertialInitializerOptions: Equatable, Sendable {
     public var tiltAccelBiasCorrelation: Bool = true
     /// Prior 1-σ of the velocity at static initialisation, m/s.
     public var initialVelocityStd: Double = 0.02
-    /// Dynamic initialisation: a window whose motion leaves the scale little to rest on (`minScaleExcitation`) is
+    /// Dynamic initialisation: a window whose motion leaves the scale little to rest on (`minScaleExcitation_m`) is
     /// refused when the speed it finds could be off by more than this fraction of itself (and by more than
     /// `speedToleranceAllowance`): changed that much with everything else fitted again for at most half again the
     /// alignment's squared residual, or moved that much by an accelerometer bias of `initialAccelBiasStd` (1 σ).
@@ -209,13 +209,13 @@ public struct InertialInitializerOptions: Equatable, Sendable {
     /// `maxRelativeSpeedTolerance`, metres (`DynamicInitializer.scaleExcitation`: what is left of the IMU's position
     /// increments over the window once a velocity, gravity and a constant body-frame acceleration are fitted out;
     /// an even circle leaves 0.2–1.3 mm, a walk 16–19 mm).
-    public var minScaleExcitation: Double = 0.002
+    public var minScaleExcitation_m: Double = 0.002
     /// Dynamic initialisation: a speed tolerance (as `maxRelativeSpeedTolerance`) accepted whatever the speed, m/s:
     /// slow motion is not refused for its slowness.
     public var speedToleranceAllowance: Double = 0.05
     /// Dynamic initialisation: after a refused window (`maxRelativeSpeedTolerance`), seconds before the next try.
     /// The windows in between share most of its frames, and a try costs some 30 ms.
-    public var retryAfterRefusal: Double = 0.5
+    public var retryAfterRefusal_s: Double = 0.5
 
     /// The default options.
     public init() {}

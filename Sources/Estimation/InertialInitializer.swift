@@ -31,7 +31,7 @@ struct InertialInitializer {
     /// Recent frames (oldest first), for the dynamic initialiser.
     private(set) var window: [DynamicInitializer.WindowFrame] = []
     /// Why the dynamic initialiser refused the window on the last `tryInitialize` (nil: it was not refused, or it
-    /// was not tried because it refused one less than `retryAfterRefusal` ago).
+    /// was not tried because it refused one less than `retryAfterRefusal_s` ago).
     private(set) var lastRefusal: DynamicInitializer.Refusal?
     /// After a refusal the dynamic initialiser is not tried again before this time: the next windows share most of
     /// the refused one's frames, and a try costs some 30 ms.
@@ -65,7 +65,7 @@ struct InertialInitializer {
             case .initialized(let ini): return Result(state: ini.state, covariance: ini.covariance, method: .dynamicAlignment)
             case .refused(let refusal):
                 lastRefusal = refusal
-                nextDynamicTry_ns = frame.t_ns + Time.nanoseconds(options.retryAfterRefusal)
+                nextDynamicTry_ns = frame.t_ns + Time.nanoseconds(options.retryAfterRefusal_s)
             case .failed: break
             }
         }
