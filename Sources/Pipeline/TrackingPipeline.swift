@@ -227,8 +227,9 @@ public final class TrackingPipeline {
     ///   - onFrame: called after each frame with everything it produced.
     ///   - onPose: called with each frame's body pose that goes into `bodyTrajectory`, as soon as the
     ///     estimator has it (before the frame's records are written), so a caller can save it at once.
-    ///   - onWarning: called with a one-line message for each skipped frame, and after the last frame with each
-    ///     consumer's `finishWarnings` (a cursor place time the data never reached).
+    ///   - onWarning: called with a one-line message for each skipped frame, once when the estimator first refuses to
+    ///     start in motion (`EstimatorDiagnostics.undeterminedSpeed`), and after the last frame with each consumer's
+    ///     `finishWarnings` (a cursor place time the data never reached).
     ///   - shouldStop: polled before each frame; `true` ends the run there (the summary says `stoppedEarly`).
     public func run(progress: ((PipelineProgress) -> Void)? = nil,
                     onFrame: ((PipelineFrameResult) -> Void)? = nil,
@@ -317,6 +318,13 @@ public final class TrackingPipeline {
             if let undetermined = estimator.lastDiagnostics.undeterminedSpeed {
                 undeterminedSpeedRefusals += 1
                 lastUndeterminedSpeed = undetermined
+                if undeterminedSpeedRefusals == 1 {
+                    // Once, when it first happens: until then a live consumer sees only `limited(initializing)`.
+                    onWarning?(String(format: "t = %.2f s: cannot start in motion yet: the images do not fix the speed, and so the scale "
+                                      + "(%.2f m/s, undetermined by ±%.2f m/s); circling at an even speed while facing the centre does "
+                                      + "this. Tracking starts once the device rests for a second or the motion changes.",
+                                      Time.seconds(left.t_ns - firstFrameT), undetermined.speed, undetermined.tolerance))
+                }
             }
             lastProcessedT = left.t_ns
             // Map reuse: points mapped earlier and seen again refine this frame's pose.
