@@ -34,9 +34,7 @@ extension DynamicInitializer {
         let r = residuals(tracks: tracks, rot: inc.rot, alpha: inc.alpha, dt: inc.dt, weights: weights, x: x)
         let minimum = r.reduce(0) { $0 + $1 * $1 }
         guard q > 0, minimum > 0 else { return nil }
-        let tolerance = (0.5 * minimum * q).squareRoot()
-        guard tolerance > options.speedToleranceAllowance, tolerance > options.maxRelativeSpeedTolerance * speed else { return nil }
-        return .speedNotDetermined(speed: speed, tolerance: tolerance)
+        return Refusal(speed: speed, tolerance: (0.5 * minimum * q).squareRoot(), options: options)
     }
 
     /// The refusal of a window whose speed an accelerometer bias within its prior would move too far, or nil.
@@ -48,8 +46,15 @@ extension DynamicInitializer {
     static func biasRefusal(velocity_B0 v: Vec3, sensitivity_B0 K: Mat3, options: InertialInitializerOptions) -> Refusal? {
         let speed = v.norm
         let direction = speed > 0 ? v / speed : Vec3(1, 0, 0)
-        let tolerance = options.initialAccelBiasStd * (K.transposed * direction).norm
+        return Refusal(speed: speed, tolerance: options.initialAccelBiasStd * (K.transposed * direction).norm, options: options)
+    }
+}
+
+extension DynamicInitializer.Refusal {
+    /// The refusal of a speed (m/s) that could be off by `tolerance` (m/s), or nil when the tolerance is within
+    /// `maxRelativeSpeedTolerance` of the speed or within `speedToleranceAllowance`: the one rule both tests apply.
+    init?(speed: Double, tolerance: Double, options: InertialInitializerOptions) {
         guard tolerance > options.speedToleranceAllowance, tolerance > options.maxRelativeSpeedTolerance * speed else { return nil }
-        return .speedNotDetermined(speed: speed, tolerance: tolerance)
+        self = .speedNotDetermined(speed: speed, tolerance: tolerance)
     }
 }
