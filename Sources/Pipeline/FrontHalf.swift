@@ -116,8 +116,8 @@ final class FrontHalf {
     }
 
     private func decode(left: CameraFrameRef, right: CameraFrameRef?, into work: inout FrontWork) {
-        let t0 = Self.threadCPU_ns()
-        defer { work.decode_ns = Self.threadCPU_ns() &- t0 }
+        let t0 = ThreadCPUClock.nanoseconds()
+        defer { work.decode_ns = ThreadCPUClock.nanoseconds() &- t0 }
         do {
             work.images = (try loadImage(left), try right.map(loadImage))
         } catch let failure as SkippedImage {
@@ -130,16 +130,11 @@ final class FrontHalf {
     /// Tracks the features of a decoded frame (nothing for a skipped frame or the trailing IMU).
     func track(_ work: inout FrontWork) {
         guard let left = work.left, let images = work.images else { return }
-        let t0 = Self.threadCPU_ns()
-        defer { work.frontend_ns = Self.threadCPU_ns() &- t0 }
+        let t0 = ThreadCPUClock.nanoseconds()
+        defer { work.frontend_ns = ThreadCPUClock.nanoseconds() &- t0 }
         work.features = Result { try tracker.track(images.0, right: images.1, t_ns: left.t_ns, gyroSamples: work.gyro) }
     }
 
-    static func threadCPU_ns() -> UInt64 {
-        var ts = timespec()
-        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts)
-        return UInt64(ts.tv_sec) &* 1_000_000_000 &+ UInt64(ts.tv_nsec)
-    }
 }
 
 /// Runs the front half on two threads of its own, ahead of the caller, who runs the back half (estimator, map reuse,

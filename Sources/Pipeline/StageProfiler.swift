@@ -1,4 +1,5 @@
 import Foundation
+import Sensors
 
 /// A stage of the tracking pipeline whose time is measured per frame.
 public enum PipelineStage: String, CaseIterable, Sendable, Codable {
@@ -71,10 +72,7 @@ public final class StageProfiler {
     public func now() -> UInt64 {
         switch clock {
         case .wall: return DispatchTime.now().uptimeNanoseconds
-        case .threadCPU:
-            var ts = timespec()
-            clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts)
-            return UInt64(ts.tv_sec) &* 1_000_000_000 &+ UInt64(ts.tv_nsec)
+        case .threadCPU: return ThreadCPUClock.nanoseconds()
         }
     }
 

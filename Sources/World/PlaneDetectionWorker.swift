@@ -41,9 +41,9 @@ final class PlaneDetectionWorker {
         let job = Job()
         pending.append((job, frame + delayFrames))
         queue.async {
-            let t0 = Self.threadCPU_ns()
+            let t0 = ThreadCPUClock.nanoseconds()
             job.detection = detector.detection(landmarks)
-            job.cpu_ns = Self.threadCPU_ns() &- t0
+            job.cpu_ns = ThreadCPUClock.nanoseconds() &- t0
             job.done.signal()
         }
     }
@@ -62,12 +62,6 @@ final class PlaneDetectionWorker {
     func cancel() {
         for (job, _) in pending { job.done.wait() }
         pending.removeAll()
-    }
-
-    private static func threadCPU_ns() -> UInt64 {
-        var ts = timespec()
-        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts)
-        return UInt64(ts.tv_sec) &* 1_000_000_000 &+ UInt64(ts.tv_nsec)
     }
 
     deinit { cancel() }

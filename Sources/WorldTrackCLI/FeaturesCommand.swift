@@ -199,13 +199,3 @@ struct FeaturesRun {
         }
     }
 }
-
-/// CPU time of the calling thread: what one core spends, unaffected by other processes on a busy machine.
-enum ThreadCPUClock {
-    /// Nanoseconds of CPU time the calling thread has used.
-    static func nanoseconds() -> UInt64 {
-        var ts = timespec()
-        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts)
-        return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
-    }
-}
