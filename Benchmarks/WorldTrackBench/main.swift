@@ -26,7 +26,8 @@ struct BenchCommand: ParsableCommand {
         peak resident memory. It then times --repeat runs with `threads = 2` (the next frames decoded on \
         one thread and tracked on another while the estimator updates the current one) and prints the wall-clock \
         frames/s with 1 and 2 threads (--no-thread-comparison skips them); plane detection always runs on \
-        its own worker (the `planeWorker` row, not in the total).
+        its own worker (the `planeWorker` row, not in the total), and so does a start in motion's dynamic \
+        initialisation (the `initWorker` row).
 
         Default datasets: the simulated room of `worldtrack run` (made and cached on first use) and, when \
         ../shared/datasets/euroc-v101-micro is present, that excerpt and the V1_01 sequence re-rendered \

@@ -216,6 +216,12 @@ public struct InertialInitializerOptions: Equatable, Sendable {
     /// Dynamic initialisation: after a refused window (`maxRelativeSpeedTolerance`), seconds before the next try.
     /// The windows in between share most of its frames, and a try costs some 30 ms.
     public var retryAfterRefusal_s: Double = 0.5
+    /// Dynamic initialisation off the tracking thread: each try (some 30 ms of CPU) runs on a worker thread and the
+    /// next frame takes its outcome; a window that initialises is then applied at its own last frame and the next
+    /// frame is tracked from it, so the estimates are those of the tries run in place, one frame later to come out
+    /// (`VIOEstimator.addFrame`). Off: the frame that starts a try waits for it. The pipeline turns it on
+    /// (`PipelineOptions.estimator`).
+    public var dynamicInitializationOnWorker = false
 
     /// The default options.
     public init() {}

@@ -48,6 +48,10 @@ public final class VIOEstimator {
     /// Camera 0's tracks over the last `stillImageBaseline_s`, for the still-image test.
     private var imageMotion: ImageMotionHistory
     private var lastFrameTime: TimestampNs?
+    /// The last frame given to `addFrame` while the filter was not initialised: a dynamic try on the worker thread
+    /// (`InertialInitializerOptions.dynamicInitializationOnWorker`) aligns the window that ends with it, and the
+    /// next frame applies its outcome there.
+    private var lastUninitializedFrame: FeatureFrame?
     private var relocalizing = false
     private var failedStreak = 0
     /// Pose and yaw to continue from after a reset (keeps W continuous across a re-initialisation).
@@ -157,10 +161,20 @@ public final class VIOEstimator {
             propagator.noise = estimator.effectiveNoise(floor: imu.noise,
                                                         scaleAccelRandomWalk: configuration.state.adaptiveAccelRandomWalk && cameras.count == 1 && warm)
         }
-        guard var state = filter else {
-            if initialize(frame, disparity: disparity, movedOverBaseline: movedOverBaseline, diag: &diag) { return finish(frame, diag: &diag) }
-            return output(frame.t_ns, state: .limited(relocalizing ? .relocalizing : .initializing), diag: diag)
+        if filter == nil {
+            switch initialize(frame, disparity: disparity, movedOverBaseline: movedOverBaseline, diag: &diag) {
+            case .notYet:
+                lastUninitializedFrame = frame
+                return output(frame.t_ns, state: .limited(relocalizing ? .relocalizing : .initializing), diag: diag)
+            case .atThisFrame:
+                return finish(frame, diag: &diag)
+            case .atPreviousFrame:
+                // The worker's try for the previous frame's window was applied at that frame (`initialize`): this
+                // frame is tracked from it, as the frame after an initialisation in place would have been.
+                initialized_ns = frame.t_ns
+            }
         }
+        guard var state = filter else { return output(frame.t_ns, state: .limited(.initializing), diag: diag) }
 
         // Propagate to the IMU time the image was taken at, t_cam + t̂_d (never backwards).
         let poseTime = max(imuTime(ofImage: frame.t_ns, offset: state.timeOffset_s), state.imu.t_ns)
@@ -277,16 +291,49 @@ public final class VIOEstimator {
         return (out, result)
     }
 
-    /// Tries to initialise (`InertialInitializer`: static at rest, dynamic in motion); on success sets `filter`
-    /// at the frame time.
-    private func initialize(_ frame: FeatureFrame, disparity: Double?, movedOverBaseline: Bool, diag: inout EstimatorDiagnostics) -> Bool {
-        guard let ini = initializer.tryInitialize(frame: frame, disparity_px: disparity, movedOverBaseline: movedOverBaseline, buffer: buffer,
-                                                  gyroBiasPrior: lastGood?.gyroBias_B ?? .zero) else {
+    /// Where `initialize` set the filter.
+    private enum Initialization {
+        /// Not initialised.
+        case notYet
+        /// At `frame`'s time.
+        case atThisFrame
+        /// At the previous frame's time (`lastUninitializedFrame`), which a dynamic try on the worker thread aligned:
+        /// the filter is as that frame's initialisation in place would have left it, and `frame` is still to be
+        /// tracked.
+        case atPreviousFrame
+    }
+
+    /// Tries to initialise (`InertialInitializer`: static at rest, dynamic in motion) and, on success, sets `filter`
+    /// at the time of the frame whose window initialised it: `frame`, or the previous frame for a dynamic try the
+    /// worker thread ran on that frame's window.
+    private func initialize(_ frame: FeatureFrame, disparity: Double?, movedOverBaseline: Bool, diag: inout EstimatorDiagnostics) -> Initialization {
+        let tried = initializer.tryInitialize(frame: frame, disparity_px: disparity, movedOverBaseline: movedOverBaseline, buffer: buffer,
+                                              gyroBiasPrior: lastGood?.gyroBias_B ?? .zero)
+        diag.initWorkerCPU_ns = initializer.lastWorkerCPU_ns
+        guard let ini = tried else {
             if case .speedNotDetermined(let speed, let tolerance) = initializer.lastRefusal {
                 diag.undeterminedSpeed = UndeterminedSpeed(speed: speed, tolerance: tolerance)
             }
-            return false
+            return .notYet
         }
+        if let previous = lastUninitializedFrame, ini.state.t_ns == previous.t_ns, previous.t_ns < frame.t_ns {
+            // What the previous frame would have done with the outcome in place: initialise at its time and finish it
+            // (its output is not reported: that frame already went out as initialising).
+            var previousDiag = EstimatorDiagnostics()
+            apply(ini, at: previous, diag: &previousDiag)
+            _ = finish(previous, diag: &previousDiag)
+            lastUninitializedFrame = nil
+            diag.initialized = true
+            diag.dynamicInitialization = previousDiag.dynamicInitialization
+            return filter == nil ? .notYet : .atPreviousFrame
+        }
+        apply(ini, at: frame, diag: &diag)
+        lastUninitializedFrame = nil
+        return .atThisFrame
+    }
+
+    /// Sets `filter` from the initialiser's result at `frame`'s time (propagating a state found for an earlier time).
+    private func apply(_ ini: InertialInitializer.Result, at frame: FeatureFrame, diag: inout EstimatorDiagnostics) {
         var s = ini.state
         if let prev = lastGood {
             // Re-initialisation after a reset: keep position and heading continuous.
@@ -323,7 +370,6 @@ public final class VIOEstimator {
         failedStreak = 0
         diag.initialized = true
         diag.dynamicInitialization = ini.method == .dynamicAlignment
-        return true
     }
 
     /// Forgets everything (as after construction).
@@ -333,7 +379,7 @@ public final class VIOEstimator {
         if let e = noiseEstimator { noiseEstimator = IMUNoiseEstimator(blockSamples: e.blockSamples, windowBlocks: e.windowBlocks,
                                                                        minimumBlocks: e.minimumBlocks) }
         propagator.noise = AxisNoise(imu.noise)
-        lastFrameTime = nil; initialized_ns = nil; relocalizing = false; failedStreak = 0; lastGood = nil; lastOutput = nil
+        lastFrameTime = nil; lastUninitializedFrame = nil; initialized_ns = nil; relocalizing = false; failedStreak = 0; lastGood = nil; lastOutput = nil
         lastGoodTimeOffset_s = nil; lastGoodMounting = nil; lastGapFrame_ns = nil; gapBridged_s = 0; preGapPositionStd = nil
     }
 
@@ -524,6 +570,9 @@ public struct EstimatorDiagnostics: Equatable, Sendable {
     /// Not initialised on this frame because the window's tracks did not determine the speed, and so the scale
     /// (`InertialInitializerOptions.maxRelativeSpeedTolerance`).
     public var undeterminedSpeed: UndeterminedSpeed?
+    /// CPU time the worker thread spent on the dynamic initialisation try whose outcome this frame took, nanoseconds
+    /// (0 when none: `InertialInitializerOptions.dynamicInitializationOnWorker`).
+    public var initWorkerCPU_ns: UInt64 = 0
     /// A zero-velocity update was applied (no clone was added).
     public var zeroVelocityUpdate = false
     /// MSCKF features accepted, rejected by the χ² gate, and not triangulable.

@@ -20,9 +20,12 @@ public enum PipelineStage: String, CaseIterable, Sendable, Codable {
     /// Plane detection on its worker thread (`WorldOptions.detectionDelayFrames` ≥ 1): counted at the frame that
     /// applies it, but not in the per-frame total, which is the tracking thread's time.
     case planeWorker
+    /// The dynamic initialiser's tries on their worker thread (`InertialInitializerOptions.dynamicInitializationOnWorker`):
+    /// counted at the frame that takes the try's outcome, not in the per-frame total.
+    case initWorker
 
     /// True for the stages the tracking thread runs (those the per-frame total adds up).
-    public var onTrackingThread: Bool { self != .planeWorker }
+    public var onTrackingThread: Bool { self != .planeWorker && self != .initWorker }
 }
 
 /// Summary statistics of one stage's per-frame times, milliseconds.
@@ -115,8 +118,8 @@ public final class StageProfiler {
 
     /// Every recorded frame's stage times as CSV, one line per frame after the warm-up, for finding the slow frames:
     /// `t_ns` (empty when unknown), one column per measured stage in pipeline order (`<stage>_ms`), `total_ms` (the
-    /// tracking thread's stages; `planeWorker` runs on its own thread and is not in it). Milliseconds with three
-    /// decimals.
+    /// tracking thread's stages; `planeWorker` and `initWorker` run on their own threads and are not in it).
+    /// Milliseconds with three decimals.
     public func perFrameCSV() -> String {
         let stages = PipelineStage.allCases.filter { used.contains($0) }
         var text = "t_ns," + stages.map { "\($0.rawValue)_ms" }.joined(separator: ",") + ",total_ms\n"

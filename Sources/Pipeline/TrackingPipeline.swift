@@ -36,8 +36,14 @@ public struct PipelineOptions: Sendable {
     public var realtime = false
     /// Frontend settings.
     public var frontend = FeatureTrackerOptions()
-    /// Estimator settings.
-    public var estimator = EstimatorConfiguration()
+    /// Estimator settings. A dynamic initialisation try (some 30 ms) runs on a worker thread and its outcome is taken
+    /// by the next frame (`InertialInitializerOptions.dynamicInitializationOnWorker`), so a start in motion or a
+    /// re-initialisation does not stall a frame; the estimates stay those of the tries run in place.
+    public var estimator: EstimatorConfiguration = {
+        var estimator = EstimatorConfiguration()
+        estimator.initializer.dynamicInitializationOnWorker = true
+        return estimator
+    }()
     /// World layer (landmarks, planes, anchors) settings. Plane detection runs on a worker thread and its planes are
     /// applied six frames after the frame it started at (`WorldOptions.detectionDelayFrames`; 300 ms at 20 Hz, while
     /// detections start every 100 ms and queue), so it does not stall tracking even when the worker gets a core only
@@ -315,6 +321,9 @@ public final class TrackingPipeline {
                 },
                 imageDisparity_px: features.meanDisparity_px, visualRotation_Cnew_Cold: features.visualRotation_Cnew_Cold)
             var estimate = profiler.measure(.update) { estimator.addFrame(featureFrame) }
+            // A row only for runs that tried to start in motion (a row of zeros otherwise).
+            let initWorker_ns = estimator.lastDiagnostics.initWorkerCPU_ns
+            if initWorker_ns > 0 { profiler.add(.initWorker, nanoseconds: initWorker_ns) }
             if let undetermined = estimator.lastDiagnostics.undeterminedSpeed {
                 undeterminedSpeedRefusals += 1
                 lastUndeterminedSpeed = undetermined

@@ -14,7 +14,7 @@ import TestSupport
     /// `disparity(t)`; returns the first frame index and result that initialise.
     static func firstInitialization(_ trajectory: EstimationTrajectory, duration: Double,
                                     configuration: EstimatorConfiguration = EstimatorConfiguration(),
-                                    disparity: (Double) -> Double?) -> (frame: Int, result: InertialInitializer.Result)? {
+                                    disparity: (Double) -> Double?) -> (frame: Int, result: InertialInitializer.Result, workerCPU_ns: UInt64)? {
         let scene = VIOEstimatorTests.sparse
         let imu = trajectory.imuSamples(duration: duration, rate_hz: 200, gyroBias: Vec3(0.003, -0.002, 0.001),
                                         noise: .euroc, seed: 5)
@@ -29,7 +29,7 @@ import TestSupport
             })
             if let r = initializer.tryInitialize(frame: frame, disparity_px: disparity(Double(f.t_ns) * 1e-9), buffer: buffer,
                                                  gyroBiasPrior: .zero) {
-                return (i, r)
+                return (i, r, initializer.lastWorkerCPU_ns)
             }
         }
         return nil
@@ -61,6 +61,27 @@ import TestSupport
         var off = EstimatorConfiguration()
         off.initializer.dynamicInitialization = false
         #expect(Self.firstInitialization(traj, duration: 3, configuration: off) { _ in 8 } == nil)
+    }
+
+    /// A dynamic try on the worker thread (`dynamicInitializationOnWorker`) aligns the same windows as in place, and the
+    /// next frame takes its outcome: it initialises one frame after the run in place, with the very same state (at its
+    /// window's last frame, where the estimator applies it). The worker's CPU time comes with the outcome.
+    @Test func aTryOnTheWorkerIsTakenByTheNextFrame() throws {
+        let traj = EstimationTrajectory(restDuration: 0, rampDuration: 0.3)
+        let here = try #require(Self.firstInitialization(traj, duration: 3) { _ in 8 })
+        #expect(here.result.method == .dynamicAlignment)
+        #expect(here.workerCPU_ns == 0)
+        var onWorker = EstimatorConfiguration()
+        onWorker.initializer.dynamicInitializationOnWorker = true
+        let later = try #require(Self.firstInitialization(traj, duration: 3, configuration: onWorker) { _ in 8 })
+        #expect(later.result.method == .dynamicAlignment)
+        #expect(later.frame == here.frame + 1, "frame \(later.frame) against \(here.frame)")
+        #expect(later.result.state.t_ns == here.result.state.t_ns)
+        #expect(later.result.state.p_W == here.result.state.p_W && later.result.state.v_W == here.result.state.v_W)
+        #expect(later.result.state.R_W_B.log == here.result.state.R_W_B.log)
+        #expect(later.result.state.gyroBias_B == here.result.state.gyroBias_B)
+        #expect(later.result.covariance == here.result.covariance)
+        #expect(later.workerCPU_ns > 0)
     }
 
     /// Image and IMU disagree: a moving IMU with a still image (static test fails, dynamic is not tried), and

@@ -416,3 +416,36 @@ extension DynamicInitializationTests {
         return (run, k0)
     }
 }
+
+extension DynamicInitializationTests {
+    /// The dynamic initialiser's tries on their worker thread (`dynamicInitializationOnWorker`, the pipeline's
+    /// setting): the frame that initialised in place reports `limited(initializing)` without an estimate, and from the
+    /// next frame on the estimates are bit for bit those of the tries run in place (the worker's outcome is applied at
+    /// its window's last frame, and the next frame tracked from it). The worker's CPU time comes with the frame that
+    /// takes the outcome.
+    @Test func triesOnTheWorkerGiveTheEstimatesOfTriesInPlace() throws {
+        let scene = VIOEstimatorTests.sparse
+        let traj = EstimationTrajectory(restDuration: 0, rampDuration: 0.3)
+        let duration = 5.0
+        let imu = traj.imuSamples(duration: duration, rate_hz: 200, accelBias: Vec3(0.02, -0.02, 0.01), noise: .euroc, seed: 61)
+        let frames = scene.frames(trajectory: traj, duration: duration, pixelNoise: 0.5, seed: 62)
+        func run(onWorker: Bool) -> EstimationRun {
+            var config = EstimatorConfiguration()
+            config.updater.pixelNoiseStd = 0.5
+            config.initializer.dynamicInitializationOnWorker = onWorker
+            let vio = VIOEstimator(configuration: config, cameras: [scene.camera], imu: IMUCalibration(noise: .euroc, rate_hz: 200))
+            return EstimationRun(estimator: vio, trajectory: traj, imu: imu, frames: frames)
+        }
+        let inPlace = run(onWorker: false), worker = run(onWorker: true)
+        let k0 = try #require(inPlace.diagnostics.firstIndex { $0.initialized })
+        #expect(inPlace.diagnostics[k0].dynamicInitialization)
+        #expect(inPlace.diagnostics.allSatisfy { $0.initWorkerCPU_ns == 0 })
+        #expect(worker.diagnostics.firstIndex { $0.initialized } == k0 + 1)
+        #expect(worker.diagnostics[k0 + 1].dynamicInitialization && worker.diagnostics[k0 + 1].initWorkerCPU_ns > 0)
+        #expect(worker.outputs[k0].trackingState == .limited(.initializing) && worker.outputs[k0].positionStd_m == .infinity)
+        #expect(inPlace.outputs[k0].positionStd_m.isFinite)
+        let differing = ((k0 + 1)..<frames.count).filter { inPlace.outputs[$0] != worker.outputs[$0] }
+        #expect(differing.isEmpty, "frames \(differing.prefix(5)) differ")
+        #expect(worker.outputs.last?.trackingState == .normal)
+    }
+}
