@@ -183,6 +183,7 @@ public enum Settings {
         .double("mapReuse.ratio", \.mapReuse.ratio, "The best match must beat the second best by this factor (Lowe's ratio, on Hamming distances).", 0...1),
         .int64("mapReuse.warmup_ns", \.mapReuse.warmup_ns, "Points are mapped only once tracking has been normal this long, ns: the first seconds' points carry the start-up transient's errors, and a map anchors the pose to them for good."),
         .int("mapReuse.capacity", \.mapReuse.capacity, "Map points kept at most; the least recently seen go first.", 1...Int64(Int32.max)),
+        .bool("relocalization.searchWhileInitializing", \.relocalization.searchWhileInitializing, "run --load-map: search from the estimator's initialisation on, while it converges, not only once it tracks normally (a start in motion converges some 0.2 s after its initialisation, and the place seen then may be out of view by then)."),
         .int("relocalization.maxHamming", \.relocalization.maxHamming, "run --load-map: largest Hamming distance of a match between a feature and a saved map point (of 256 bits)."),
         .double("relocalization.ratio", \.relocalization.ratio, "The best map point must beat the second best by this factor (Lowe's ratio, on Hamming distances).", 0...1),
         .double("relocalization.inlierThreshold_px", \.relocalization.inlierThreshold_px, "A match is an inlier when its map point projects within this distance of the feature, pixels."),

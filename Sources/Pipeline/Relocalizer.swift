@@ -9,6 +9,10 @@ import WorldMap
 
 /// Settings of `Relocalizer`.
 public struct RelocalizationOptions: Equatable, Sendable {
+    /// Search from the estimator's initialisation on, while it converges (`limited(initializing)` with an estimate),
+    /// not only once it tracks `normal`: a start in motion converges some 0.2 s after its initialisation, and the place
+    /// seen then may be out of view by the time it tracks (docs/WORLDMAP.md, "Searching from the initialisation").
+    public var searchWhileInitializing = true
     /// Largest Hamming distance of a descriptor match (of 256 bits).
     public var maxHamming = 64
     /// Lowe's ratio on Hamming distances: the best map point must beat the second best by this factor.

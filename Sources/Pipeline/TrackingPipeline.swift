@@ -355,7 +355,10 @@ public final class TrackingPipeline {
             var restored: [AnchorEvent] = []
             if let relocalizer {
                 try profiler.measure(.mapReuse) {
-                    if relocalizer.result == nil, estimate.trackingState == .normal,
+                    let searching = estimate.trackingState == .normal
+                        || (options.relocalization.searchWhileInitializing && estimate.trackingState == .limited(.initializing)
+                            && estimate.positionStd_m.isFinite)
+                    if relocalizer.result == nil, searching,
                        let found = try relocalizer.attempt(features.features, landmarks: estimate.landmarks, image: images.0, T_W_C: estimate.T_W_C, t_ns: left.t_ns) {
                         restored = relocalized(found, t_ns: left.t_ns)
                     }
