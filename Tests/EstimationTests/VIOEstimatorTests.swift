@@ -449,3 +449,35 @@ extension DynamicInitializationTests {
         #expect(worker.outputs.last?.trackingState == .normal)
     }
 }
+
+extension DynamicInitializationTests {
+    /// The same after a reset in motion (`recoversFromDivergenceInMotion`'s broken accelerometer): the re-initialisation
+    /// with the try on the worker continues from the last good pose as in place, and from the frame after the in-place
+    /// re-initialisation on the estimates are the same bit for bit.
+    @Test func aReinitialisationOnTheWorkerGivesTheEstimatesInPlace() throws {
+        let scene = VIOEstimatorTests.sparse
+        let traj = EstimationTrajectory(restDuration: 1.5, rampDuration: 0.5)
+        let duration = 8.0
+        var imu = traj.imuSamples(duration: duration, rate_hz: 200, noise: .euroc, seed: 71)
+        for i in imu.indices where imu[i].t_ns > 4_000_000_000 && imu[i].t_ns <= 4_300_000_000 {
+            imu[i].accel_B += Vec3(60, 0, 0)
+        }
+        let frames = scene.frames(trajectory: traj, duration: duration, pixelNoise: 0.5, seed: 72)
+        func run(onWorker: Bool) -> EstimationRun {
+            var config = EstimatorConfiguration()
+            config.updater.pixelNoiseStd = 0.5
+            config.initializer.dynamicInitializationOnWorker = onWorker
+            let vio = VIOEstimator(configuration: config, cameras: [scene.camera], imu: IMUCalibration(noise: .euroc, rate_hz: 200))
+            return EstimationRun(estimator: vio, trajectory: traj, imu: imu, frames: frames)
+        }
+        let inPlace = run(onWorker: false), worker = run(onWorker: true)
+        let reset = try #require(inPlace.diagnostics.firstIndex { $0.reset })
+        #expect(worker.diagnostics.firstIndex { $0.reset } == reset)
+        let again = try #require(inPlace.diagnostics.indices.first { $0 > reset && inPlace.diagnostics[$0].initialized })
+        #expect(inPlace.diagnostics[again].dynamicInitialization)
+        #expect(worker.diagnostics.indices.first { $0 > reset && worker.diagnostics[$0].initialized } == again + 1)
+        let differing = ((again + 1)..<frames.count).filter { inPlace.outputs[$0] != worker.outputs[$0] }
+        #expect(differing.isEmpty, "frames \(differing.prefix(5)) differ")
+        #expect(worker.outputs.last?.trackingState == .normal)
+    }
+}
