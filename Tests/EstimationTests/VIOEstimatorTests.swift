@@ -418,25 +418,31 @@ extension DynamicInitializationTests {
 }
 
 extension DynamicInitializationTests {
-    /// The dynamic initialiser's tries on their worker thread (`dynamicInitializationOnWorker`, the pipeline's
-    /// setting): the frame that initialised in place reports `limited(initializing)` without an estimate, and from the
-    /// next frame on the estimates are bit for bit those of the tries run in place (the worker's outcome is applied at
-    /// its window's last frame, and the next frame tracked from it). The worker's CPU time comes with the frame that
-    /// takes the outcome.
-    @Test func triesOnTheWorkerGiveTheEstimatesOfTriesInPlace() throws {
-        let scene = VIOEstimatorTests.sparse
-        let traj = EstimationTrajectory(restDuration: 0, rampDuration: 0.3)
-        let duration = 5.0
-        let imu = traj.imuSamples(duration: duration, rate_hz: 200, accelBias: Vec3(0.02, -0.02, 0.01), noise: .euroc, seed: 61)
-        let frames = scene.frames(trajectory: traj, duration: duration, pixelNoise: 0.5, seed: 62)
+    /// The same frames and IMU run twice on the sparse scene (0.5 px): the dynamic initialiser's tries in place, and on
+    /// their worker thread (`dynamicInitializationOnWorker`, the pipeline's setting).
+    static func inPlaceAndOnWorker(_ traj: EstimationTrajectory, imu: [IMUSample], frames: [EstimationSimFrame])
+        -> (inPlace: EstimationRun, worker: EstimationRun) {
         func run(onWorker: Bool) -> EstimationRun {
             var config = EstimatorConfiguration()
             config.updater.pixelNoiseStd = 0.5
             config.initializer.dynamicInitializationOnWorker = onWorker
-            let vio = VIOEstimator(configuration: config, cameras: [scene.camera], imu: IMUCalibration(noise: .euroc, rate_hz: 200))
+            let vio = VIOEstimator(configuration: config, cameras: [VIOEstimatorTests.sparse.camera],
+                                   imu: IMUCalibration(noise: .euroc, rate_hz: 200))
             return EstimationRun(estimator: vio, trajectory: traj, imu: imu, frames: frames)
         }
-        let inPlace = run(onWorker: false), worker = run(onWorker: true)
+        return (run(onWorker: false), run(onWorker: true))
+    }
+
+    /// With the tries on the worker, the frame that initialised in place reports `limited(initializing)` without an
+    /// estimate, and from the next frame on the estimates are bit for bit those of the tries run in place (the worker's
+    /// outcome is applied at its window's last frame, and the next frame tracked from it). The worker's CPU time comes
+    /// with the frame that takes the outcome.
+    @Test func triesOnTheWorkerGiveTheEstimatesOfTriesInPlace() throws {
+        let traj = EstimationTrajectory(restDuration: 0, rampDuration: 0.3)
+        let duration = 5.0
+        let imu = traj.imuSamples(duration: duration, rate_hz: 200, accelBias: Vec3(0.02, -0.02, 0.01), noise: .euroc, seed: 61)
+        let frames = VIOEstimatorTests.sparse.frames(trajectory: traj, duration: duration, pixelNoise: 0.5, seed: 62)
+        let (inPlace, worker) = Self.inPlaceAndOnWorker(traj, imu: imu, frames: frames)
         let k0 = try #require(inPlace.diagnostics.firstIndex { $0.initialized })
         #expect(inPlace.diagnostics[k0].dynamicInitialization)
         #expect(inPlace.diagnostics.allSatisfy { $0.initWorkerCPU_ns == 0 })
@@ -448,29 +454,19 @@ extension DynamicInitializationTests {
         #expect(differing.isEmpty, "frames \(differing.prefix(5)) differ")
         #expect(worker.outputs.last?.trackingState == .normal)
     }
-}
 
-extension DynamicInitializationTests {
     /// The same after a reset in motion (`recoversFromDivergenceInMotion`'s broken accelerometer): the re-initialisation
     /// with the try on the worker continues from the last good pose as in place, and from the frame after the in-place
     /// re-initialisation on the estimates are the same bit for bit.
     @Test func aReinitialisationOnTheWorkerGivesTheEstimatesInPlace() throws {
-        let scene = VIOEstimatorTests.sparse
         let traj = EstimationTrajectory(restDuration: 1.5, rampDuration: 0.5)
         let duration = 8.0
         var imu = traj.imuSamples(duration: duration, rate_hz: 200, noise: .euroc, seed: 71)
         for i in imu.indices where imu[i].t_ns > 4_000_000_000 && imu[i].t_ns <= 4_300_000_000 {
             imu[i].accel_B += Vec3(60, 0, 0)
         }
-        let frames = scene.frames(trajectory: traj, duration: duration, pixelNoise: 0.5, seed: 72)
-        func run(onWorker: Bool) -> EstimationRun {
-            var config = EstimatorConfiguration()
-            config.updater.pixelNoiseStd = 0.5
-            config.initializer.dynamicInitializationOnWorker = onWorker
-            let vio = VIOEstimator(configuration: config, cameras: [scene.camera], imu: IMUCalibration(noise: .euroc, rate_hz: 200))
-            return EstimationRun(estimator: vio, trajectory: traj, imu: imu, frames: frames)
-        }
-        let inPlace = run(onWorker: false), worker = run(onWorker: true)
+        let frames = VIOEstimatorTests.sparse.frames(trajectory: traj, duration: duration, pixelNoise: 0.5, seed: 72)
+        let (inPlace, worker) = Self.inPlaceAndOnWorker(traj, imu: imu, frames: frames)
         let reset = try #require(inPlace.diagnostics.firstIndex { $0.reset })
         #expect(worker.diagnostics.firstIndex { $0.reset } == reset)
         let again = try #require(inPlace.diagnostics.indices.first { $0 > reset && inPlace.diagnostics[$0].initialized })
