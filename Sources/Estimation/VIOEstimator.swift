@@ -174,7 +174,7 @@ public final class VIOEstimator {
                 initialized_ns = frame.t_ns
             }
         }
-        guard var state = filter else { return output(frame.t_ns, state: .limited(.initializing), diag: diag) }
+        guard var state = filter else { return output(frame.t_ns, state: .limited(relocalizing ? .relocalizing : .initializing), diag: diag) }
 
         // Propagate to the IMU time the image was taken at, t_cam + t̂_d (never backwards).
         let poseTime = max(imuTime(ofImage: frame.t_ns, offset: state.timeOffset_s), state.imu.t_ns)
