@@ -32,6 +32,8 @@ public struct EstimatorConfiguration: Equatable, Sendable {
     public var zeroVelocity = ZeroVelocityOptions()
     /// The tracking state and the divergence checks.
     public var tracking = TrackingOptions()
+    /// The floor as a plane in the filter state.
+    public var floor = FloorOptions()
 
     /// The default settings.
     public init() {}

@@ -30,6 +30,7 @@ extension FilterState {
             var t = [Double](repeating: 0, count: n)
             t[ErrorIndex.position + axis] = 1
             for k in clones.indices { t[cloneIndex(k) + 3 + axis] = 1 }
+            if axis == 2, let f = floorIndex { t[f] = 1 } // the floor moves with the world
             columns.append((t, position_m * position_m))
         }
         var m = covarianceMatrix

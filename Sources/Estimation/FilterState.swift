@@ -27,8 +27,8 @@ struct Clone: Equatable {
 ///
 /// Error-state layout: `[δθ, δp, δv, δb_g, δb_a]` (15), then `δt_d` (1, only when the time offset is
 /// estimated), then `[δφ_BC, δp_BC]` (6, only when the mounting is estimated: `R_B_C = R̂_B_C · Exp(δφ_BC)`,
-/// `p_B_C = p̂_B_C + δp_BC`, in B), then `[δθ_i, δp_i]` (6) per clone, oldest first (`cloneStart` is the first
-/// clone index). Orientation errors are on the right (body frame): `R = R̂ · Exp(δθ)`. `P` is stored dense and
+/// `p_B_C = p̂_B_C + δp_BC`, in B), then `δh` (1, the floor's height, only once the floor is in the state:
+/// `addFloor`), then `[δθ_i, δp_i]` (6) per clone, oldest first (`cloneStart` is the first clone index). Orientation errors are on the right (body frame): `R = R̂ · Exp(δθ)`. `P` is stored dense and
 /// symmetric, column-major (`P[i + j·n]`).
 struct FilterState {
     var imu: IMUState
@@ -41,12 +41,20 @@ struct FilterState {
     var T_B_C0: SE3?
     /// Error-state index of `[δφ_BC, δp_BC]` (after `δt_d`), nil when the mounting is not estimated.
     let extrinsicIndex: Int?
+    /// Height of the floor, the horizontal plane `z = floorHeight_m` in W, metres, when in the state
+    /// (`floorIndex` set); meaningless otherwise.
+    var floorHeight_m: Double = 0
+    /// Error-state index of `δh` (just before the clones), nil until `addFloor`.
+    private(set) var floorIndex: Int?
     var clones: [Clone] = []
     /// Covariance, `dimension × dimension`, column-major.
     private(set) var P: [Double]
 
-    /// Error-state index of the first clone: 15, plus 1 with the time offset, plus 6 with the mounting.
-    var cloneStart: Int { ErrorIndex.imu + (timeOffsetIndex == nil ? 0 : 1) + (extrinsicIndex == nil ? 0 : 6) }
+    /// Error-state index of the first clone: 15, plus 1 with the time offset, plus 6 with the mounting, plus 1 with
+    /// the floor.
+    var cloneStart: Int {
+        ErrorIndex.imu + (timeOffsetIndex == nil ? 0 : 1) + (extrinsicIndex == nil ? 0 : 6) + (floorIndex == nil ? 0 : 1)
+    }
 
     /// Error-state dimension `cloneStart + 6·clones`.
     var dimension: Int { cloneStart + ErrorIndex.clone * clones.count }
@@ -215,6 +223,29 @@ struct FilterState {
         if timeOffsetIndex != nil { symmetrize() } // (after the append: `dimension` counts the new clone)
     }
 
+    /// Puts the floor into the state: the horizontal plane `z = h` in W, at `cameraHeight_m` below the current body
+    /// position (`h = p_z − d`, `d` the height measured from the landmarks on it, relative to the current pose).
+    /// Its error `δh = δp_z − δd` shares the position's covariance with everything, plus `heightVariance` (m²) for
+    /// `δd`, which is taken as independent of the state (the landmarks' errors relative to the pose). Inserted just
+    /// before the clones. Does nothing when the floor is in the state already.
+    mutating func addFloor(cameraHeight_m d: Double, heightVariance: Double) {
+        guard floorIndex == nil else { return }
+        let n = dimension, k = cloneStart, m = n + 1
+        let z = ErrorIndex.position + 2
+        func old(_ i: Int) -> Int { i < k ? i : i - 1 } // new index → old index (i ≠ k)
+        var Q = [Double](repeating: 0, count: m * m)
+        for j in 0..<m where j != k {
+            let oj = old(j)
+            for i in 0..<m where i != k { Q[i + j * m] = P[old(i) + oj * n] }
+            Q[k + j * m] = P[z + oj * n]
+            Q[j + k * m] = P[z + oj * n]
+        }
+        Q[k + k * m] = P[z + z * n] + heightVariance
+        P = Q
+        floorIndex = k
+        floorHeight_m = imu.p_W.z - d
+    }
+
     /// Sets every clone's first estimate to its current value (while the filter is still converging).
     mutating func refreshFirstEstimates() {
         for i in clones.indices {
@@ -246,6 +277,7 @@ struct FilterState {
         if let e = extrinsicIndex, let T = T_B_C0 {
             T_B_C0 = SE3(rotation: SO3((T.rotation * SO3.exp(v(e))).quaternion), translation: T.translation + v(e + 3))
         }
+        if let f = floorIndex { floorHeight_m += dx[f] }
         for i in clones.indices {
             let c = cloneIndex(i)
             clones[i].R_W_B = SO3((clones[i].R_W_B * SO3.exp(v(c))).quaternion)

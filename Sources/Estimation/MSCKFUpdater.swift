@@ -15,6 +15,8 @@ struct MSCKFUpdateResult {
     var droppedObservations = 0
     /// Rows of the (compressed) measurement applied.
     var rows = 0
+    /// Accepted features held on the floor.
+    var onFloor = 0
     /// The accepted points (positions before the update).
     var landmarks: [Landmark] = []
 }
@@ -58,8 +60,12 @@ struct MSCKFUpdater {
         var observationClones: [Int], observationLocal: [Int]
         /// Leading columns of `Hx` for camera 0's mounting `[δφ_BC, δp_BC]`: 6 when the state estimates it, else 0.
         var mountingColumns: Int
-        /// Row-major `rows × columns`: `∂r/∂[δφ_BC, δp_BC]` (when estimated), then `∂r/∂[δθ_i, δp_i]` of the
-        /// involved clones.
+        /// Columns of `Hx` for the floor's height `δh`, after the mounting's: 1 when the state holds the floor.
+        var floorColumns: Int
+        /// The last row is the floor's (`(h − p_z) / σ`): the point lies on the floor.
+        var hasFloorRow: Bool
+        /// Row-major `rows × columns`: `∂r/∂[δφ_BC, δp_BC]` (when estimated), `∂r/∂δh` (when the floor is in the
+        /// state), then `∂r/∂[δθ_i, δp_i]` of the involved clones.
         var Hx: [Double]
         /// Row-major `rows × 3`: `∂r/∂p_W` of the point.
         var Hf: [Double]
@@ -69,7 +75,7 @@ struct MSCKFUpdater {
         /// Observations dropped by the robust triangulation.
         var dropped: Int
         var rows: Int { r.count }
-        var columns: Int { mountingColumns + 6 * cloneIndices.count }
+        var columns: Int { mountingColumns + floorColumns + 6 * cloneIndices.count }
     }
 
     /// The projected, whitened residual of one feature: rows over the listed clone columns.
@@ -77,7 +83,11 @@ struct MSCKFUpdater {
         var cloneIndices: [Int]
         /// Leading mounting columns of `Hx` (6 or 0, as in `FeatureLinearization`).
         var mountingColumns = 0
-        /// Row-major `rows × (mountingColumns + 6 · cloneIndices.count)`.
+        /// The floor's column after them (1 or 0, as in `FeatureLinearization`).
+        var floorColumns = 0
+        /// The feature's point was held on the floor.
+        var onFloor = false
+        /// Row-major `rows × (mountingColumns + floorColumns + 6 · cloneIndices.count)`.
         var Hx: [Double]
         var r: [Double]
         var rows: Int
@@ -91,14 +101,21 @@ struct MSCKFUpdater {
     /// Builds the null-space-projected residual of one track, or nil if it cannot be triangulated:
     /// `linearize` → `innovationCovariance` → `nullspaceProject` → `chi2`. (Gating against the threshold and
     /// the measurement compression of the accepted features happen in `update`.)
-    func residual(for track: FeatureTrack, state: FilterState, cloneIndex: [TimestampNs: Int]) -> FeatureResidual? {
-        guard var f = linearize(track, state: state, cloneIndex: cloneIndex) else { return nil }
+    func residual(for track: FeatureTrack, state: FilterState, cloneIndex: [TimestampNs: Int],
+                  onFloor: Bool = false) -> FeatureResidual? {
+        guard var f = linearize(track, state: state, cloneIndex: cloneIndex, onFloor: onFloor) else { return nil }
+        return project(&f, state: state)
+    }
+
+    /// Steps 2 and 3 on a linearised feature: `innovationCovariance` → `nullspaceProject` → `chi2`.
+    func project(_ f: inout FeatureLinearization, state: FilterState) -> FeatureResidual? {
         let m = f.rows, cols = f.columns
         var S = Self.innovationCovariance(f, state: state)
         let rows = Self.nullspaceProject(Hf: &f.Hf, Hx: &f.Hx, r: &f.r, S: &S, columns: cols)
         guard rows > 0 else { return nil }
         guard let chi2 = Self.chi2(S: S, r: f.r, rows: m) else { return nil }
-        return FeatureResidual(cloneIndices: f.cloneIndices, mountingColumns: f.mountingColumns, Hx: Array(f.Hx[(3 * cols)...]),
+        return FeatureResidual(cloneIndices: f.cloneIndices, mountingColumns: f.mountingColumns, floorColumns: f.floorColumns,
+                               onFloor: f.hasFloorRow, Hx: Array(f.Hx[(3 * cols)...]),
                                r: Array(f.r[3...]), rows: rows,
                                point: f.point, dropped: f.dropped, chi2: chi2)
     }
@@ -107,7 +124,10 @@ struct MSCKFUpdater {
     /// linearises the whitened normalised-coordinate residuals w.r.t. the involved clones (`H_x`) and the point
     /// (`H_f`). The residual uses the current estimate, the Jacobians the clones' first estimates when FEJ is on.
     /// Nil when the track cannot be triangulated or the point is behind a camera.
-    func linearize(_ track: FeatureTrack, state: FilterState, cloneIndex: [TimestampNs: Int]) -> FeatureLinearization? {
+    /// With `onFloor` (and the floor in the state) one more row holds the point on the floor: `(h − p_z) / σ`, with
+    /// `∂/∂p_W = e_zᵀ / σ` and `∂/∂δh = −1 / σ` (σ = `FloorOptions.pointStd_m`).
+    func linearize(_ track: FeatureTrack, state: FilterState, cloneIndex: [TimestampNs: Int],
+                   onFloor: Bool = false) -> FeatureLinearization? {
         let all = track.observations.filter { cloneIndex[$0.t_ns] != nil && $0.camera < cameras.count }
         guard all.count >= 2 else { return nil }
         let bearings = all.map { o -> BearingObservation in
@@ -115,8 +135,14 @@ struct MSCKFUpdater {
             return BearingObservation(T_W_C: c.T_W_B * mounting.T_B_C(o.camera, state: state), normalized: o.normalized)
         }
         // Observations that do not fit the others (mistracks) are dropped here, before the gate.
-        guard let (point, inliers) = triangulator.triangulateRobust(bearings) else { return nil }
+        guard var (point, inliers) = triangulator.triangulateRobust(bearings) else { return nil }
         let obs = inliers.map { all[$0] }
+        if onFloor, state.floorIndex != nil {
+            // Linearised where the floor puts the point, not where the window's short baseline does.
+            guard let p = FeatureTriangulator.onHorizontalPlane(inliers.map { bearings[$0] }, height: state.floorHeight_m,
+                                                               start: point.p_W) else { return nil }
+            point.p_W = p
+        }
         // Involved clones in order; per observation its clone and that clone's place among the involved.
         var involved: [Int] = []
         var obsClone: [Int] = [], obsLocal: [Int] = []
@@ -128,7 +154,9 @@ struct MSCKFUpdater {
             obsClone.append(ci); obsLocal.append(l)
         }
         let e = state.extrinsicIndex == nil ? 0 : 6
-        let m = 2 * obs.count, cols = e + 6 * involved.count
+        let fc = state.floorIndex == nil ? 0 : 1
+        let floorRow = onFloor && fc == 1
+        let m = 2 * obs.count + (floorRow ? 1 : 0), cols = e + fc + 6 * involved.count
         var Hx = [Double](repeating: 0, count: m * cols)
         var Hf = [Double](repeating: 0, count: m * 3)
         var r = [Double](repeating: 0, count: m)
@@ -153,7 +181,7 @@ struct MSCKFUpdater {
             let dTheta = RbcT * p_B.skew          // ∂p_C/∂δθ_i
             let dPos = -(RbcT * RiT)              // ∂p_C/∂δp_i
             let dFeat = RbcT * RiT                // ∂p_C/∂p_W
-            let c0 = e + 6 * obsLocal[k]
+            let c0 = e + fc + 6 * obsLocal[k]
             // ∂p_C/∂[δφ_BC, δp_BC] of camera 0's mounting, when estimated.
             let dMount = e == 0 ? nil : state.T_B_C0.map { T in
                 mounting.jacobian(camera: o.camera, p_C0: T.rotation.inverse.act(p_B - T.translation), R_B_C0: T.rotation)
@@ -174,8 +202,15 @@ struct MSCKFUpdater {
             r[2 * k] = (o.normalized.x - z.x) * w
             r[2 * k + 1] = (o.normalized.y - z.y) * w
         }
+        if floorRow {
+            let w = 1 / configuration.floor.pointStd_m, row = m - 1
+            Hx[row * cols + e] = -w
+            Hf[row * 3 + 2] = w
+            r[row] = (state.floorHeight_m - point.p_W.z) * w
+        }
         return FeatureLinearization(cloneIndices: involved, observationClones: obsClone, observationLocal: obsLocal,
-                                    mountingColumns: e, Hx: Hx, Hf: Hf, r: r, point: point, dropped: all.count - obs.count)
+                                    mountingColumns: e, floorColumns: fc, hasFloorRow: floorRow, Hx: Hx, Hf: Hf, r: r,
+                                    point: point, dropped: all.count - obs.count)
     }
 
     /// The innovation covariance of the unprojected residual without its noise, `S = H_x P H_xᵀ` (row-major
@@ -195,7 +230,7 @@ struct MSCKFUpdater {
         var blockLocal = [Int](repeating: 0, count: count * perObservation)
         for a in 0..<count {
             blockState[a * perObservation] = state.cloneIndex(f.observationClones[a])
-            blockLocal[a * perObservation] = f.mountingColumns + 6 * f.observationLocal[a]
+            blockLocal[a * perObservation] = f.mountingColumns + f.floorColumns + 6 * f.observationLocal[a]
             if let e = mountingIndex { blockState[a * perObservation + 1] = e; blockLocal[a * perObservation + 1] = 0 }
         }
         var t = [Double](repeating: 0, count: 12)
@@ -227,6 +262,23 @@ struct MSCKFUpdater {
                     S[r0] = s00; S[r0 + 1] = s01; S[r1] = s10; S[r1 + 1] = s11
                     let c0 = (2 * b) * m + 2 * a, c1 = (2 * b + 1) * m + 2 * a
                     S[c0] = s00; S[c0 + 1] = s10; S[c1] = s01; S[c1 + 1] = s11
+                }
+            }
+            // The floor's row: its only column is δh (`hf`), so S[fr, fr] = hf² P_hh and S[fr, q] = hf P_h,· H[q]ᵀ.
+            if f.hasFloorRow, let h = state.floorIndex {
+                let fr = m - 1, hf = Hx[fr * cols + f.mountingColumns]
+                S[fr * m + fr] = hf * hf * P[h + h * n]
+                for b in 0..<count {
+                    for half in 0..<2 {
+                        let q = 2 * b + half
+                        var s = 0.0
+                        for u in (b * perObservation)..<((b + 1) * perObservation) {
+                            let ib = blockState[u], lb = blockLocal[u]
+                            for p in 0..<6 { s += P[h + (ib + p) * n] * Hx[q * cols + lb + p] }
+                        }
+                        S[fr * m + q] = hf * s
+                        S[q * m + fr] = hf * s
+                    }
                 }
             }
         }
@@ -282,11 +334,21 @@ struct MSCKFUpdater {
         return DenseKernels.choleskyQuadraticForm(&So, Array(r[3...]), n: rows)
     }
 
+    /// True when a triangulated point lies at the floor's height: within `FloorOptions.maxOffset_m` and 2.5 σ
+    /// (its own σ and the floor's), at least `minBelowBody_m` under the body, and not loosely triangulated.
+    func onFloor(_ point: TriangulatedPoint, state: FilterState, floorStd: Double) -> Bool {
+        let o = configuration.floor
+        let dz = abs(point.p_W.z - state.floorHeight_m)
+        let tolerance = min(o.maxOffset_m, 2.5 * (point.std_m * point.std_m + floorStd * floorStd + o.pointStd_m * o.pointStd_m).squareRoot())
+        return dz < tolerance && state.imu.p_W.z - point.p_W.z >= o.minBelowBody_m && point.std_m < 3 * o.maxOffset_m
+    }
+
     /// True when a feature's χ² passes the gate at `chi2GateProbability` for `dof` rows.
     func passesGate(chi2: Double, dof: Int) -> Bool { chi2 < gate.threshold(dof: dof) }
 
     /// Runs the update with `tracks` (at most `maxFeaturesPerUpdate`, longest first).
     func update(state: inout FilterState, tracks: [FeatureTrack]) -> MSCKFUpdateResult {
+        let floorStd = state.floorIndex.map { state.covariance($0, $0).squareRoot() }
         var result = MSCKFUpdateResult()
         var cloneIndex: [TimestampNs: Int] = [:]
         for (i, c) in state.clones.enumerated() { cloneIndex[c.t_ns] = i }
@@ -295,7 +357,21 @@ struct MSCKFUpdater {
             .prefix(configuration.updater.maxFeaturesPerUpdate)
         var accepted: [FeatureResidual] = []
         for t in ordered {
-            guard let f = residual(for: t, state: state, cloneIndex: cloneIndex) else {
+            guard var lin = linearize(t, state: state, cloneIndex: cloneIndex) else {
+                result.failedTriangulation += 1
+                continue
+            }
+            // A point at the floor's height (within its own and the floor's σ) is tried on the floor first.
+            if let floorStd, onFloor(lin.point, state: state, floorStd: floorStd),
+               var held = linearize(t, state: state, cloneIndex: cloneIndex, onFloor: true),
+               let f = project(&held, state: state), passesGate(chi2: f.chi2, dof: f.rows) {
+                accepted.append(f)
+                result.onFloor += 1
+                result.droppedObservations += f.dropped
+                result.landmarks.append(Landmark(id: t.id, p_W: f.point.p_W, std_m: f.point.std_m))
+                continue
+            }
+            guard let f = project(&lin, state: state) else {
                 result.failedTriangulation += 1
                 continue
             }
@@ -311,7 +387,7 @@ struct MSCKFUpdater {
         guard !accepted.isEmpty else { return result }
         // The measurement's columns: camera 0's mounting (when estimated; it sits just before the clones) and the
         // clones; the inertial and time-offset columns of a visual residual are zero.
-        let first = state.extrinsicIndex ?? state.cloneStart
+        let first = state.extrinsicIndex ?? state.floorIndex ?? state.cloneStart
         let (H, r) = Self.stackAndCompress(accepted, columns: state.dimension - first)
         result.rows = H.rows
         do { try state.update(trailingColumnsH: H, r: r, from: first) } catch { result.accepted = 0; result.landmarks = [] }
@@ -326,19 +402,22 @@ struct MSCKFUpdater {
     /// information (`HᵀH`, `Hᵀr`) in at most `columns` rows. Returns `H` (column-major `Matrix`) and `r`.
     static func stackAndCompress(_ accepted: [FeatureResidual], columns c: Int) -> (H: Matrix, r: [Double]) {
         let m = accepted.reduce(0) { $0 + $1.rows }
-        let stacked = accepted.sorted { ($0.cloneIndices.min() ?? 0) < ($1.cloneIndices.min() ?? 0) }
+        // Features held on the floor first (their rows start at the floor's column), then by first clone.
+        let stacked = accepted.sorted {
+            ($0.onFloor ? 0 : 1, $0.cloneIndices.min() ?? 0) < ($1.onFloor ? 0 : 1, $1.cloneIndices.min() ?? 0)
+        }
         let w = c + 1
         var A = [Double](repeating: 0, count: m * w)         // [H | r], row-major m × (c + 1)
         var firstColumn = [Int](repeating: 0, count: m)      // per row: its first non-zero column
         var row = 0
         for f in stacked {
-            let e = f.mountingColumns, cols = e + 6 * f.cloneIndices.count
-            let first = e > 0 ? 0 : ErrorIndex.clone * (f.cloneIndices.min() ?? 0)
+            let e = f.mountingColumns, fc = f.floorColumns, cols = e + fc + 6 * f.cloneIndices.count
+            let first = e > 0 || f.onFloor ? 0 : fc + ErrorIndex.clone * (f.cloneIndices.min() ?? 0)
             for i in 0..<f.rows {
-                for j in 0..<e { A[(row + i) * w + j] = f.Hx[i * cols + j] }
+                for j in 0..<(e + fc) { A[(row + i) * w + j] = f.Hx[i * cols + j] }
                 for (a, ci) in f.cloneIndices.enumerated() {
-                    let base = e + ErrorIndex.clone * ci
-                    for j in 0..<6 { A[(row + i) * w + base + j] = f.Hx[i * cols + e + 6 * a + j] }
+                    let base = e + fc + ErrorIndex.clone * ci
+                    for j in 0..<6 { A[(row + i) * w + base + j] = f.Hx[i * cols + e + fc + 6 * a + j] }
                 }
                 A[(row + i) * w + c] = f.r[i]
                 firstColumn[row + i] = first

@@ -40,6 +40,8 @@ public final class VIOEstimator {
     /// The IMU's measured white-noise level (vibration included), when `state.adaptiveIMUNoise` is on.
     private var noiseEstimator: IMUNoiseEstimator?
     private let msckf: MSCKFUpdater
+    /// Looks for the floor until it is in the state (`FloorOptions`); a new one at every initialisation.
+    private var floorDetector: FloorDetector
     private let zupt: ZeroVelocityUpdater
     private let mapUpdater: MapPointUpdater
     private let R_B_S: SO3
@@ -85,6 +87,7 @@ public final class VIOEstimator {
         imageMotion = ImageMotionHistory(baseline_s: configuration.stillImageBaseline_s)
         propagator = IMUPropagator(noise: imu.noise, gravity_W: Vec3(0, 0, -configuration.gravity))
         msckf = MSCKFUpdater(cameras: cameras, configuration: configuration)
+        floorDetector = FloorDetector(options: configuration.floor, stereo: cameras.count > 1)
         zupt = ZeroVelocityUpdater(configuration: configuration, imu: imu)
         mapUpdater = MapPointUpdater(cameras: cameras, pixelNoiseStd: configuration.updater.pixelNoiseStd,
                                      gateProbability: configuration.updater.mapChi2GateProbability,
@@ -213,8 +216,14 @@ public final class VIOEstimator {
             propagator.applyFirstEstimates(&phi, first: first, end: imuState)
         }
         imuFirstEstimate = imuState // the prior at this frame is the next interval's first estimate
+        let dt_s = Double(imuState.t_ns - state.imu.t_ns) * 1e-9
         state.imu = imuState
         state.propagateCovariance(phi: phi, q: q)
+        if let f = state.floorIndex, configuration.floor.heightRandomWalk > 0, dt_s > 0 {
+            // The floor's height may wander slowly (`FloorOptions.heightRandomWalk`).
+            let rw = configuration.floor.heightRandomWalk
+            state.setDiagonal(f, state.covariance(f, f) + rw * rw * dt_s)
+        }
         inflateGaugeAcrossGap(&state, gap_s: gap_s)
 
         // Standstill: IMU consistent with rest and (when known) a still image → zero-velocity update.
@@ -250,6 +259,17 @@ public final class VIOEstimator {
         diag.msckfRows = result.rows
         diag.droppedObservations = result.droppedObservations
         diag.landmarks = withAttitudeUncertainty(result.landmarks, state: state)
+        diag.floorFeatures = result.onFloor
+        if configuration.floor.enabled, state.floorIndex == nil, normalSinceInit,
+           let h = floorDetector.add(result.landmarks, bodyZ: state.imu.p_W.z, t_ns: frame.t_ns) {
+            let d = state.imu.p_W.z - h, o = configuration.floor
+            let std = o.heightStd_m + o.heightStdPerMetre * d
+            state.addFloor(cameraHeight_m: d, heightVariance: std * std)
+        }
+        if let f = state.floorIndex {
+            diag.floorHeight_m = state.floorHeight_m
+            diag.floorHeightStd_m = state.covariance(f, f).squareRoot()
+        }
         // A failing frame: features were there, the gate rejected many and (almost) none passed.
         // Triangulation failures alone do not count: slow motion gives short tracks no parallax.
         if result.rejectedByGate >= 5, result.accepted * 5 < result.rejectedByGate {
@@ -364,6 +384,7 @@ public final class VIOEstimator {
         }
         filter = f
         imuFirstEstimate = f.imu
+        floorDetector = FloorDetector(options: configuration.floor, stereo: cameras.count > 1)
         normalSinceInit = false
         features.removeAll()
         initializer.reset()
@@ -581,6 +602,10 @@ public struct EstimatorDiagnostics: Equatable, Sendable {
     public var droppedObservations = 0
     /// Rows of the applied (compressed) visual measurement.
     public var msckfRows = 0
+    /// MSCKF features held on the floor in this frame's update (`FloorOptions`).
+    public var floorFeatures = 0
+    /// The floor's height in W and its 1-σ, metres, once the filter holds it (`FloorOptions`).
+    public var floorHeight_m: Double?, floorHeightStd_m: Double?
     /// The filter diverged and was reset on this frame.
     public var reset = false
     /// The frame follows a sensor gap: IMU data missing in its interval, or a camera gap before it.
