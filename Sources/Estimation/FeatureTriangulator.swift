@@ -163,11 +163,13 @@ struct FeatureTriangulator {
 }
 
 extension FeatureTriangulator {
-    /// The point on the horizontal plane `z = height` (W) that best fits `bearings` (Gauss–Newton on its x and y,
-    /// from `start`'s), or nil when it falls behind a camera or does not converge. Used for a point held on the
-    /// floor, so that its residuals are linearised where the floor puts it.
-    static func onHorizontalPlane(_ bearings: [BearingObservation], height: Double, start: Vec3) -> Vec3? {
-        var p = Vec3(start.x, start.y, height)
+    /// The point on the plane `z = height + slope · ((x, y) − origin)` (W) that best fits `bearings` (Gauss–Newton
+    /// on its x and y, from `start`'s), or nil when it falls behind a camera or does not converge. Used for a point
+    /// held on the floor, so that its residuals are linearised where the floor puts it.
+    static func onFloorPlane(_ bearings: [BearingObservation], height: Double, slope: SIMD2<Double> = .zero,
+                             origin: SIMD2<Double> = .zero, start: Vec3) -> Vec3? {
+        func z(_ x: Double, _ y: Double) -> Double { height + slope.x * (x - origin.x) + slope.y * (y - origin.y) }
+        var p = Vec3(start.x, start.y, z(start.x, start.y))
         for _ in 0..<6 {
             var a00 = 0.0, a01 = 0.0, a11 = 0.0, b0 = 0.0, b1 = 0.0
             for o in bearings {
@@ -177,7 +179,8 @@ extension FeatureTriangulator {
                 let iz = 1 / q.z
                 let e = Vec2(o.normalized.x - q.x * iz, o.normalized.y - q.y * iz)
                 // ∂(q.x/q.z, q.y/q.z)/∂(p.x, p.y): the first two columns of R_C_W, through the projection.
-                let c0 = Vec3(R_C_W[0, 0], R_C_W[1, 0], R_C_W[2, 0]), c1 = Vec3(R_C_W[0, 1], R_C_W[1, 1], R_C_W[2, 1])
+                // ∂p/∂x = (1, 0, s_x), ∂p/∂y = (0, 1, s_y), through R_C_W.
+                let c0 = R_C_W * Vec3(1, 0, slope.x), c1 = R_C_W * Vec3(0, 1, slope.y)
                 let jx0 = (c0.x - q.x * iz * c0.z) * iz, jy0 = (c0.y - q.y * iz * c0.z) * iz
                 let jx1 = (c1.x - q.x * iz * c1.z) * iz, jy1 = (c1.y - q.y * iz * c1.z) * iz
                 a00 += jx0 * jx0 + jy0 * jy0; a01 += jx0 * jx1 + jy0 * jy1; a11 += jx1 * jx1 + jy1 * jy1
@@ -186,7 +189,7 @@ extension FeatureTriangulator {
             let det = a00 * a11 - a01 * a01
             guard det > 0, det.isFinite else { return nil }
             let dx = (a11 * b0 - a01 * b1) / det, dy = (a00 * b1 - a01 * b0) / det
-            p = Vec3(p.x + dx, p.y + dy, height)
+            p = Vec3(p.x + dx, p.y + dy, z(p.x + dx, p.y + dy))
             if dx * dx + dy * dy < 1e-12 { break }
         }
         for o in bearings where o.T_W_C.inverse.act(p).z <= 1e-6 { return nil }

@@ -25,6 +25,12 @@ extension FilterState {
         let dV = ez.cross(imu.v_W)
         for i in 0..<3 { yaw[ErrorIndex.velocity + i] = dV[i] }
         for (k, c) in clones.enumerated() { setYaw(theta: cloneIndex(k), position: cloneIndex(k) + 3, R: c.R_W_B, p: c.p_W) }
+        if let f = floorIndex {
+            // The floor's slopes turn with the world (its height at its origin moves by the slope times that
+            // origin's displacement, second order: left out).
+            yaw[f + 1] = -floorSlope.y
+            yaw[f + 2] = floorSlope.x
+        }
         columns.append((yaw, yaw_rad * yaw_rad))
         for axis in 0..<3 {
             var t = [Double](repeating: 0, count: n)

@@ -27,8 +27,9 @@ struct Clone: Equatable {
 ///
 /// Error-state layout: `[δθ, δp, δv, δb_g, δb_a]` (15), then `δt_d` (1, only when the time offset is
 /// estimated), then `[δφ_BC, δp_BC]` (6, only when the mounting is estimated: `R_B_C = R̂_B_C · Exp(δφ_BC)`,
-/// `p_B_C = p̂_B_C + δp_BC`, in B), then `δh` (1, the floor's height, only once the floor is in the state:
-/// `addFloor`), then `[δθ_i, δp_i]` (6) per clone, oldest first (`cloneStart` is the first clone index). Orientation errors are on the right (body frame): `R = R̂ · Exp(δθ)`. `P` is stored dense and
+/// `p_B_C = p̂_B_C + δp_BC`, in B), then `[δh, δs_x, δs_y]` (3, the floor's height and slopes, only once the floor
+/// is in the state: `addFloor`), then `[δθ_i, δp_i]` (6) per clone, oldest first (`cloneStart` is the first clone
+/// index). Orientation errors are on the right (body frame): `R = R̂ · Exp(δθ)`. `P` is stored dense and
 /// symmetric, column-major (`P[i + j·n]`).
 struct FilterState {
     var imu: IMUState
@@ -41,11 +42,21 @@ struct FilterState {
     var T_B_C0: SE3?
     /// Error-state index of `[δφ_BC, δp_BC]` (after `δt_d`), nil when the mounting is not estimated.
     let extrinsicIndex: Int?
-    /// Height of the floor, the horizontal plane `z = floorHeight_m` in W, metres, when in the state
-    /// (`floorIndex` set); meaningless otherwise.
+    /// The floor, when in the state (`floorIndex` set; meaningless otherwise): the plane
+    /// `z = floorHeight_m + floorSlope · ((x, y) − floorOrigin_m)` in W, metres. The slopes (dz/dx, dz/dy) are the
+    /// floor's tilt against gravity; the origin is the body's horizontal position when the floor entered the state.
     var floorHeight_m: Double = 0
-    /// Error-state index of `δh` (just before the clones), nil until `addFloor`.
+    /// See `floorHeight_m`.
+    var floorSlope = SIMD2<Double>(0, 0), floorOrigin_m = SIMD2<Double>(0, 0)
+    /// Error-state index of `δh` (just before the clones; `δs_x`, `δs_y` follow), nil until `addFloor`.
     private(set) var floorIndex: Int?
+    /// Error-state entries of the floor: height and two slopes.
+    static let floorDimension = 3
+
+    /// The floor's height under the point `(x, y)` of W, metres.
+    func floorHeight(atX x: Double, y: Double) -> Double {
+        floorHeight_m + floorSlope.x * (x - floorOrigin_m.x) + floorSlope.y * (y - floorOrigin_m.y)
+    }
     var clones: [Clone] = []
     /// Covariance, `dimension × dimension`, column-major.
     private(set) var P: [Double]
@@ -53,7 +64,8 @@ struct FilterState {
     /// Error-state index of the first clone: 15, plus 1 with the time offset, plus 6 with the mounting, plus 1 with
     /// the floor.
     var cloneStart: Int {
-        ErrorIndex.imu + (timeOffsetIndex == nil ? 0 : 1) + (extrinsicIndex == nil ? 0 : 6) + (floorIndex == nil ? 0 : 1)
+        ErrorIndex.imu + (timeOffsetIndex == nil ? 0 : 1) + (extrinsicIndex == nil ? 0 : 6)
+            + (floorIndex == nil ? 0 : Self.floorDimension)
     }
 
     /// Error-state dimension `cloneStart + 6·clones`.
@@ -223,27 +235,33 @@ struct FilterState {
         if timeOffsetIndex != nil { symmetrize() } // (after the append: `dimension` counts the new clone)
     }
 
-    /// Puts the floor into the state: the horizontal plane `z = h` in W, at `cameraHeight_m` below the current body
-    /// position (`h = p_z − d`, `d` the height measured from the landmarks on it, relative to the current pose).
-    /// Its error `δh = δp_z − δd` shares the position's covariance with everything, plus `heightVariance` (m²) for
-    /// `δd`, which is taken as independent of the state (the landmarks' errors relative to the pose). Inserted just
+    /// Puts the floor into the state: the plane through the point `cameraHeight_m` below the current body position
+    /// (`h = p_z − d`, `d` the height measured from the landmarks on it, relative to the current pose), level to
+    /// begin with. Its height error `δh = δp_z − δd` shares the position's covariance with everything, plus
+    /// `heightVariance` (m²) for `δd`, which is taken as independent of the state (the landmarks' errors relative to
+    /// the pose); its slopes start at 0 with `slopeVariance` each (rad², small angles), uncorrelated. Inserted just
     /// before the clones. Does nothing when the floor is in the state already.
-    mutating func addFloor(cameraHeight_m d: Double, heightVariance: Double) {
+    mutating func addFloor(cameraHeight_m d: Double, heightVariance: Double, slopeVariance: Double) {
         guard floorIndex == nil else { return }
-        let n = dimension, k = cloneStart, m = n + 1
+        let n = dimension, k = cloneStart, q = Self.floorDimension, m = n + q
         let z = ErrorIndex.position + 2
-        func old(_ i: Int) -> Int { i < k ? i : i - 1 } // new index → old index (i ≠ k)
+        func old(_ i: Int) -> Int { i < k ? i : i - q } // new index → old index (i outside the floor's)
+        let floor = k..<(k + q)
         var Q = [Double](repeating: 0, count: m * m)
-        for j in 0..<m where j != k {
+        for j in 0..<m where !floor.contains(j) {
             let oj = old(j)
-            for i in 0..<m where i != k { Q[i + j * m] = P[old(i) + oj * n] }
+            for i in 0..<m where !floor.contains(i) { Q[i + j * m] = P[old(i) + oj * n] }
             Q[k + j * m] = P[z + oj * n]
             Q[j + k * m] = P[z + oj * n]
         }
         Q[k + k * m] = P[z + z * n] + heightVariance
+        Q[(k + 1) * (m + 1)] = slopeVariance
+        Q[(k + 2) * (m + 1)] = slopeVariance
         P = Q
         floorIndex = k
         floorHeight_m = imu.p_W.z - d
+        floorSlope = SIMD2(0, 0)
+        floorOrigin_m = SIMD2(imu.p_W.x, imu.p_W.y)
     }
 
     /// Sets every clone's first estimate to its current value (while the filter is still converging).
@@ -277,7 +295,10 @@ struct FilterState {
         if let e = extrinsicIndex, let T = T_B_C0 {
             T_B_C0 = SE3(rotation: SO3((T.rotation * SO3.exp(v(e))).quaternion), translation: T.translation + v(e + 3))
         }
-        if let f = floorIndex { floorHeight_m += dx[f] }
+        if let f = floorIndex {
+            floorHeight_m += dx[f]
+            floorSlope += SIMD2(dx[f + 1], dx[f + 2])
+        }
         for i in clones.indices {
             let c = cloneIndex(i)
             clones[i].R_W_B = SO3((clones[i].R_W_B * SO3.exp(v(c))).quaternion)

@@ -2,17 +2,19 @@ import Foundation
 import Geometry
 import Sensors
 
-/// The floor as a state of the filter: the horizontal plane `z = h` in W (gravity-aligned), one number that every
-/// landmark on the floor observes again, however long ago the floor was first seen. The MSCKF's points live for
+/// The floor as a state of the filter: the plane `z = h + s · ((x, y) − o)` in W (gravity-aligned; `s` its small
+/// slopes, `o` where the body was when it entered), three numbers that every landmark on the floor observes again,
+/// however long ago the floor was first seen. The MSCKF's points live for
 /// one window (about half a second) and map reuse finds an old point only when a track happens to land on it;
 /// the floor is in view of most frames of a body moving over it, so the body's height over it (and with it, in
 /// mono, the scale of the motion) is tied to the same reference for the whole run instead of drifting between
 /// re-observations.
 ///
 /// `FloorDetector` finds the plane among the filter's accepted landmarks (the lowest dense horizontal level at
-/// least `minBelowBody_m` under the body); the filter then holds `h` (`FilterState.addFloor`), and each MSCKF
-/// feature whose point lies within `maxOffset_m` of it gets one more residual row, `(h − p_z) / pointStd_m`, which
-/// the null-space projection folds into its rows (`MSCKFUpdater.linearize`). A feature whose rows then fail the
+/// least `minBelowBody_m` under the body); the filter then holds `h` and `s` (`FilterState.addFloor`), and each
+/// MSCKF feature whose point lies within `maxOffset_m` of it gets one more residual row,
+/// `(h + s · ((x, y) − o) − p_z) / pointStd_m`, which the null-space projection folds into its rows
+/// (`MSCKFUpdater.linearize`). A feature whose rows then fail the
 /// χ² gate is tried again without the row.
 public struct FloorOptions: Equatable, Sendable {
     /// Put the floor into the state once it is found.
@@ -42,6 +44,9 @@ public struct FloorOptions: Equatable, Sendable {
     public var heightStd_m: Double = 0.02
     /// See `heightStd_m`.
     public var heightStdPerMetre: Double = 0.03
+    /// Prior 1-σ of each of the floor's slopes (dz/dx, dz/dy) when it enters the state, radians (small angles):
+    /// a floor is level only to a fraction of a degree, and one held level would tilt the estimate with it.
+    public var slopeStd_rad: Double = 0.01
     /// Random walk of the floor's height in the state, m/√s: how fast the filter may move it. It keeps the floor
     /// from holding the scale (mono) or the height of the moment it was put into the state for good.
     public var heightRandomWalk: Double = 0

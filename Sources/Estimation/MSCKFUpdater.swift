@@ -60,12 +60,12 @@ struct MSCKFUpdater {
         var observationClones: [Int], observationLocal: [Int]
         /// Leading columns of `Hx` for camera 0's mounting `[δφ_BC, δp_BC]`: 6 when the state estimates it, else 0.
         var mountingColumns: Int
-        /// Columns of `Hx` for the floor's height `δh`, after the mounting's: 1 when the state holds the floor.
+        /// Columns of `Hx` for the floor `[δh, δs_x, δs_y]`, after the mounting's: 3 when the state holds it.
         var floorColumns: Int
-        /// The last row is the floor's (`(h − p_z) / σ`): the point lies on the floor.
+        /// The last row is the floor's (`(z_floor(x, y) − p_z) / σ`): the point lies on the floor.
         var hasFloorRow: Bool
-        /// Row-major `rows × columns`: `∂r/∂[δφ_BC, δp_BC]` (when estimated), `∂r/∂δh` (when the floor is in the
-        /// state), then `∂r/∂[δθ_i, δp_i]` of the involved clones.
+        /// Row-major `rows × columns`: `∂r/∂[δφ_BC, δp_BC]` (when estimated), `∂r/∂[δh, δs_x, δs_y]` (when the floor
+        /// is in the state), then `∂r/∂[δθ_i, δp_i]` of the involved clones.
         var Hx: [Double]
         /// Row-major `rows × 3`: `∂r/∂p_W` of the point.
         var Hf: [Double]
@@ -83,7 +83,7 @@ struct MSCKFUpdater {
         var cloneIndices: [Int]
         /// Leading mounting columns of `Hx` (6 or 0, as in `FeatureLinearization`).
         var mountingColumns = 0
-        /// The floor's column after them (1 or 0, as in `FeatureLinearization`).
+        /// The floor's columns after them (3 or 0, as in `FeatureLinearization`).
         var floorColumns = 0
         /// The feature's point was held on the floor.
         var onFloor = false
@@ -124,8 +124,9 @@ struct MSCKFUpdater {
     /// linearises the whitened normalised-coordinate residuals w.r.t. the involved clones (`H_x`) and the point
     /// (`H_f`). The residual uses the current estimate, the Jacobians the clones' first estimates when FEJ is on.
     /// Nil when the track cannot be triangulated or the point is behind a camera.
-    /// With `onFloor` (and the floor in the state) one more row holds the point on the floor: `(h − p_z) / σ`, with
-    /// `∂/∂p_W = e_zᵀ / σ` and `∂/∂δh = −1 / σ` (σ = `FloorOptions.pointStd_m`).
+    /// With `onFloor` (and the floor in the state) one more row holds the point on the floor:
+    /// `(h + s · ((x, y) − o) − p_z) / σ`, with `∂/∂p_W = (−s_x, −s_y, 1) / σ` and
+    /// `∂/∂[δh, δs_x, δs_y] = −(1, x − o_x, y − o_y) / σ` (σ = `FloorOptions.pointStd_m`).
     func linearize(_ track: FeatureTrack, state: FilterState, cloneIndex: [TimestampNs: Int],
                    onFloor: Bool = false) -> FeatureLinearization? {
         let all = track.observations.filter { cloneIndex[$0.t_ns] != nil && $0.camera < cameras.count }
@@ -139,8 +140,9 @@ struct MSCKFUpdater {
         let obs = inliers.map { all[$0] }
         if onFloor, state.floorIndex != nil {
             // Linearised where the floor puts the point, not where the window's short baseline does.
-            guard let p = FeatureTriangulator.onHorizontalPlane(inliers.map { bearings[$0] }, height: state.floorHeight_m,
-                                                               start: point.p_W) else { return nil }
+            guard let p = FeatureTriangulator.onFloorPlane(inliers.map { bearings[$0] }, height: state.floorHeight_m,
+                                                          slope: state.floorSlope, origin: state.floorOrigin_m,
+                                                          start: point.p_W) else { return nil }
             point.p_W = p
         }
         // Involved clones in order; per observation its clone and that clone's place among the involved.
@@ -154,8 +156,8 @@ struct MSCKFUpdater {
             obsClone.append(ci); obsLocal.append(l)
         }
         let e = state.extrinsicIndex == nil ? 0 : 6
-        let fc = state.floorIndex == nil ? 0 : 1
-        let floorRow = onFloor && fc == 1
+        let fc = state.floorIndex == nil ? 0 : FilterState.floorDimension
+        let floorRow = onFloor && fc > 0
         let m = 2 * obs.count + (floorRow ? 1 : 0), cols = e + fc + 6 * involved.count
         var Hx = [Double](repeating: 0, count: m * cols)
         var Hf = [Double](repeating: 0, count: m * 3)
@@ -204,9 +206,14 @@ struct MSCKFUpdater {
         }
         if floorRow {
             let w = 1 / configuration.floor.pointStd_m, row = m - 1
+            let dx = point.p_W.x - state.floorOrigin_m.x, dy = point.p_W.y - state.floorOrigin_m.y
             Hx[row * cols + e] = -w
+            Hx[row * cols + e + 1] = -w * dx
+            Hx[row * cols + e + 2] = -w * dy
+            Hf[row * 3] = -w * state.floorSlope.x
+            Hf[row * 3 + 1] = -w * state.floorSlope.y
             Hf[row * 3 + 2] = w
-            r[row] = (state.floorHeight_m - point.p_W.z) * w
+            r[row] = (state.floorHeight(atX: point.p_W.x, y: point.p_W.y) - point.p_W.z) * w
         }
         return FeatureLinearization(cloneIndices: involved, observationClones: obsClone, observationLocal: obsLocal,
                                     mountingColumns: e, floorColumns: fc, hasFloorRow: floorRow, Hx: Hx, Hf: Hf, r: r,
@@ -264,20 +271,28 @@ struct MSCKFUpdater {
                     S[c0] = s00; S[c0 + 1] = s10; S[c1] = s01; S[c1 + 1] = s11
                 }
             }
-            // The floor's row: its only column is δh (`hf`), so S[fr, fr] = hf² P_hh and S[fr, q] = hf P_h,· H[q]ᵀ.
+            // The floor's row: its only columns are the floor's (`hf`, 3), so S[fr, fr] = hfᵀ P_ff hf and
+            // S[fr, q] = hfᵀ P_f,· H[q]ᵀ.
             if f.hasFloorRow, let h = state.floorIndex {
-                let fr = m - 1, hf = Hx[fr * cols + f.mountingColumns]
-                S[fr * m + fr] = hf * hf * P[h + h * n]
+                let fr = m - 1, e = f.mountingColumns
+                let hf = (0..<FilterState.floorDimension).map { Hx[fr * cols + e + $0] }
+                var sff = 0.0
+                for u in hf.indices { for v in hf.indices { sff += hf[u] * P[(h + u) + (h + v) * n] * hf[v] } }
+                S[fr * m + fr] = sff
                 for b in 0..<count {
                     for half in 0..<2 {
                         let q = 2 * b + half
                         var s = 0.0
                         for u in (b * perObservation)..<((b + 1) * perObservation) {
                             let ib = blockState[u], lb = blockLocal[u]
-                            for p in 0..<6 { s += P[h + (ib + p) * n] * Hx[q * cols + lb + p] }
+                            for p in 0..<6 {
+                                let hq = Hx[q * cols + lb + p]
+                                if hq == 0 { continue }
+                                for v in hf.indices { s += hf[v] * P[(h + v) + (ib + p) * n] * hq }
+                            }
                         }
-                        S[fr * m + q] = hf * s
-                        S[q * m + fr] = hf * s
+                        S[fr * m + q] = s
+                        S[q * m + fr] = s
                     }
                 }
             }
@@ -338,7 +353,7 @@ struct MSCKFUpdater {
     /// (its own σ and the floor's), at least `minBelowBody_m` under the body, and not loosely triangulated.
     func onFloor(_ point: TriangulatedPoint, state: FilterState, floorStd: Double) -> Bool {
         let o = configuration.floor
-        let dz = abs(point.p_W.z - state.floorHeight_m)
+        let dz = abs(point.p_W.z - state.floorHeight(atX: point.p_W.x, y: point.p_W.y))
         let tolerance = min(o.maxOffset_m, 2.5 * (point.std_m * point.std_m + floorStd * floorStd + o.pointStd_m * o.pointStd_m).squareRoot())
         return dz < tolerance && state.imu.p_W.z - point.p_W.z >= o.minBelowBody_m && point.std_m < 3 * o.maxOffset_m
     }

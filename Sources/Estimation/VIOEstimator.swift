@@ -264,11 +264,12 @@ public final class VIOEstimator {
            let h = floorDetector.add(result.landmarks, bodyZ: state.imu.p_W.z, t_ns: frame.t_ns) {
             let d = state.imu.p_W.z - h, o = configuration.floor
             let std = o.heightStd_m + o.heightStdPerMetre * d
-            state.addFloor(cameraHeight_m: d, heightVariance: std * std)
+            state.addFloor(cameraHeight_m: d, heightVariance: std * std, slopeVariance: o.slopeStd_rad * o.slopeStd_rad)
         }
         if let f = state.floorIndex {
             diag.floorHeight_m = state.floorHeight_m
             diag.floorHeightStd_m = state.covariance(f, f).squareRoot()
+            diag.floorSlope = state.floorSlope
         }
         // A failing frame: features were there, the gate rejected many and (almost) none passed.
         // Triangulation failures alone do not count: slow motion gives short tracks no parallax.
@@ -606,6 +607,8 @@ public struct EstimatorDiagnostics: Equatable, Sendable {
     public var floorFeatures = 0
     /// The floor's height in W and its 1-σ, metres, once the filter holds it (`FloorOptions`).
     public var floorHeight_m: Double?, floorHeightStd_m: Double?
+    /// The floor's slopes (dz/dx, dz/dy in W: its tilt against gravity, radians), once the filter holds it.
+    public var floorSlope: SIMD2<Double>?
     /// The filter diverged and was reset on this frame.
     public var reset = false
     /// The frame follows a sensor gap: IMU data missing in its interval, or a camera gap before it.

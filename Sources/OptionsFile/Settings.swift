@@ -131,6 +131,7 @@ public enum Settings {
         .int("estimator.floor.minPoints", \.estimator.floor.minPoints, "Landmarks that must lie within ± 4 cm of the level to call it the floor.", 1...Int64(Int32.max)),
         .double("estimator.floor.heightStd_m", \.estimator.floor.heightStd_m, "1-σ of the body's height over the floor when it is put into the state, metres (plus heightStdPerMetre times the height)."),
         .double("estimator.floor.heightStdPerMetre", \.estimator.floor.heightStdPerMetre, "See heightStd_m."),
+        .double("estimator.floor.slopeStd_rad", \.estimator.floor.slopeStd_rad, "Prior 1-σ of each of the floor's slopes (its tilt against gravity) when it enters the state, radians."),
         .double("estimator.floor.heightRandomWalk", \.estimator.floor.heightRandomWalk, "Random walk of the floor's height in the state, m/√s."),
         .int("world.landmarkCapacity", \.world.landmarkCapacity, "Landmark map capacity (landmarks).", 1...Int64(Int32.max)),
         .optionalInt64("world.landmarkMaxAge_ns", \.world.landmarkMaxAge_ns, "Landmarks not seen for this long are dropped, ns; `nil` keeps them until capacity is reached."),
