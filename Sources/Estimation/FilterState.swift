@@ -61,7 +61,7 @@ struct FilterState {
     /// Covariance, `dimension × dimension`, column-major.
     private(set) var P: [Double]
 
-    /// Error-state index of the first clone: 15, plus 1 with the time offset, plus 6 with the mounting, plus 1 with
+    /// Error-state index of the first clone: 15, plus 1 with the time offset, plus 6 with the mounting, plus 3 with
     /// the floor.
     var cloneStart: Int {
         ErrorIndex.imu + (timeOffsetIndex == nil ? 0 : 1) + (extrinsicIndex == nil ? 0 : 6)

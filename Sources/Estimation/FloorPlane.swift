@@ -4,18 +4,16 @@ import Sensors
 
 /// The floor as a state of the filter: the plane `z = h + s · ((x, y) − o)` in W (gravity-aligned; `s` its small
 /// slopes, `o` where the body was when it entered), three numbers that every landmark on the floor observes again,
-/// however long ago the floor was first seen. The MSCKF's points live for
-/// one window (about half a second) and map reuse finds an old point only when a track happens to land on it;
-/// the floor is in view of most frames of a body moving over it, so the body's height over it (and with it, in
-/// mono, the scale of the motion) is tied to the same reference for the whole run instead of drifting between
-/// re-observations.
+/// however long ago the floor was first seen. The MSCKF's points live for one window (about half a second) and
+/// map reuse finds an old point only when a track happens to land on it; the floor is in view of most frames of a
+/// body moving over it, so the body's height over it (and with it, in mono, the scale of the motion) is tied to
+/// the same reference for the whole run instead of drifting between re-observations.
 ///
 /// `FloorDetector` finds the plane among the filter's accepted landmarks (the lowest dense horizontal level at
 /// least `minBelowBody_m` under the body); the filter then holds `h` and `s` (`FilterState.addFloor`), and each
 /// MSCKF feature whose point lies within `maxOffset_m` of it gets one more residual row,
 /// `(h + s · ((x, y) − o) − p_z) / pointStd_m`, which the null-space projection folds into its rows
-/// (`MSCKFUpdater.linearize`). A feature whose rows then fail the
-/// χ² gate is tried again without the row.
+/// (`MSCKFUpdater.linearize`). A feature whose rows then fail the χ² gate is tried again without the row.
 public struct FloorOptions: Equatable, Sendable {
     /// Put the floor into the state once it is found.
     public var enabled: Bool = true
@@ -37,7 +35,7 @@ public struct FloorOptions: Equatable, Sendable {
     /// biases converge (a start from rest, a take-off) that scale is several per cent off, as the loose map points'
     /// (`MapReuseOptions.looseWarmup_ns`, the same 15 s).
     public var warmupMono_ns: TimestampNs = 15_000_000_000
-    /// Landmarks that must lie within ± 2 cm of the level to call it the floor.
+    /// Landmarks that must lie within ± 4 cm of the level to call it the floor.
     public var minPoints: Int = 40
     /// 1-σ of the body's height over the floor when it is put into the state, metres, plus `heightStdPerMetre`
     /// times that height (mono: the scale is not known better than a few per cent early on).
@@ -47,8 +45,8 @@ public struct FloorOptions: Equatable, Sendable {
     /// Prior 1-σ of each of the floor's slopes (dz/dx, dz/dy) when it enters the state, radians (small angles):
     /// a floor is level only to a fraction of a degree, and one held level would tilt the estimate with it.
     public var slopeStd_rad: Double = 0.01
-    /// Random walk of the floor's height in the state, m/√s: how fast the filter may move it. It keeps the floor
-    /// from holding the scale (mono) or the height of the moment it was put into the state for good.
+    /// Random walk of the floor's height in the state, m/√s: how fast the filter may move it. 0: the floor does not
+    /// move (0.001–0.01 m/√s did not free mono from a take-off's scale: docs/ACCURACY.md, "The floor in the state").
     public var heightRandomWalk: Double = 0
 
     /// The default options.

@@ -136,7 +136,8 @@ struct MSCKFUpdater {
             return BearingObservation(T_W_C: c.T_W_B * mounting.T_B_C(o.camera, state: state), normalized: o.normalized)
         }
         // Observations that do not fit the others (mistracks) are dropped here, before the gate.
-        guard var (point, inliers) = triangulator.triangulateRobust(bearings) else { return nil }
+        guard let (triangulated, inliers) = triangulator.triangulateRobust(bearings) else { return nil }
+        var point = triangulated
         let obs = inliers.map { all[$0] }
         if onFloor, state.floorIndex != nil {
             // Linearised where the floor puts the point, not where the window's short baseline does.
@@ -400,8 +401,8 @@ struct MSCKFUpdater {
         }
         result.accepted = accepted.count
         guard !accepted.isEmpty else { return result }
-        // The measurement's columns: camera 0's mounting (when estimated; it sits just before the clones) and the
-        // clones; the inertial and time-offset columns of a visual residual are zero.
+        // The measurement's columns: camera 0's mounting (when estimated), the floor (when in the state; both sit just
+        // before the clones) and the clones; the inertial and time-offset columns of a visual residual are zero.
         let first = state.extrinsicIndex ?? state.floorIndex ?? state.cloneStart
         let (H, r) = Self.stackAndCompress(accepted, columns: state.dimension - first)
         result.rows = H.rows
