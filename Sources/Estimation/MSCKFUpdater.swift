@@ -129,6 +129,25 @@ struct MSCKFUpdater {
     /// `∂/∂[δh, δs_x, δs_y] = −(1, x − o_x, y − o_y) / σ` (σ = `FloorOptions.pointStd_m`).
     func linearize(_ track: FeatureTrack, state: FilterState, cloneIndex: [TimestampNs: Int],
                    onFloor: Bool = false) -> FeatureLinearization? {
+        guard let t = triangulate(track, state: state, cloneIndex: cloneIndex) else { return nil }
+        return linearize(t, state: state, cloneIndex: cloneIndex, onFloor: onFloor)
+    }
+
+    /// A track's observations in the window, their bearings from the clones, and the robust triangulation of them
+    /// (`linearize`'s first half, shared by a floor candidate's two linearisations).
+    struct Triangulation {
+        /// The track's observations whose clone is in the window.
+        var observations: [TrackObservation]
+        /// Per observation, its ray from the clone's current pose.
+        var bearings: [BearingObservation]
+        /// The point, triangulated from the inliers.
+        var point: TriangulatedPoint
+        /// The observations the robust triangulation kept (indices into `observations`).
+        var inliers: [Int]
+    }
+
+    /// Triangulates a track from its clones, dropping observations that do not fit (mistracks); nil when it cannot be.
+    func triangulate(_ track: FeatureTrack, state: FilterState, cloneIndex: [TimestampNs: Int]) -> Triangulation? {
         let all = track.observations.filter { cloneIndex[$0.t_ns] != nil && $0.camera < cameras.count }
         guard all.count >= 2 else { return nil }
         let bearings = all.map { o -> BearingObservation in
@@ -136,8 +155,15 @@ struct MSCKFUpdater {
             return BearingObservation(T_W_C: c.T_W_B * mounting.T_B_C(o.camera, state: state), normalized: o.normalized)
         }
         // Observations that do not fit the others (mistracks) are dropped here, before the gate.
-        guard let (triangulated, inliers) = triangulator.triangulateRobust(bearings) else { return nil }
-        var point = triangulated
+        guard let (point, inliers) = triangulator.triangulateRobust(bearings) else { return nil }
+        return Triangulation(observations: all, bearings: bearings, point: point, inliers: inliers)
+    }
+
+    /// `linearize` from a track's triangulation.
+    func linearize(_ triangulation: Triangulation, state: FilterState, cloneIndex: [TimestampNs: Int],
+                   onFloor: Bool = false) -> FeatureLinearization? {
+        let all = triangulation.observations, bearings = triangulation.bearings, inliers = triangulation.inliers
+        var point = triangulation.point
         let obs = inliers.map { all[$0] }
         if onFloor, state.floorIndex != nil {
             // Linearised where the floor puts the point, not where the window's short baseline does.
@@ -373,13 +399,14 @@ struct MSCKFUpdater {
             .prefix(configuration.updater.maxFeaturesPerUpdate)
         var accepted: [FeatureResidual] = []
         for t in ordered {
-            guard var lin = linearize(t, state: state, cloneIndex: cloneIndex) else {
+            guard let triangulation = triangulate(t, state: state, cloneIndex: cloneIndex),
+                  var lin = linearize(triangulation, state: state, cloneIndex: cloneIndex) else {
                 result.failedTriangulation += 1
                 continue
             }
             // A point at the floor's height (within its own and the floor's σ) is tried on the floor first.
             if let floorStd, onFloor(lin.point, state: state, floorStd: floorStd),
-               var held = linearize(t, state: state, cloneIndex: cloneIndex, onFloor: true),
+               var held = linearize(triangulation, state: state, cloneIndex: cloneIndex, onFloor: true),
                let f = project(&held, state: state), passesGate(chi2: f.chi2, dof: f.rows) {
                 accepted.append(f)
                 result.onFloor += 1
