@@ -141,6 +141,9 @@ public struct UpdaterOptions: Equatable, Sendable {
     /// independent of today's; on the real-IMU V1_01 flights the map's pull was what held mono's tilt at 0.2-0.4°
     /// (median; 0.13-0.20° with it kept). Stereo's points take their depth from the baseline, and there the map's
     /// tilt information helps (median tilt 0.08-0.11° with it, 0.12-0.14° without), so stereo updates every state.
+    /// The floor's slopes (`FloorOptions`), when the floor is in the state, are kept with the tilts: the floor's rows
+    /// tie them to the attitudes, and a map update that moved them held mono's tilt at the floor's (docs/ACCURACY.md,
+    /// "Mono's tilt and the floor").
     public var mapUpdateKeepsTiltMono: Bool = true
     /// Points closer than this to the anchor camera are rejected, metres.
     public var minDepth: Double = 0.1

@@ -30,37 +30,43 @@ extension FilterState {
     /// The same update, except that the gravity direction of every attitude in the state (the inertial one and each
     /// clone's) is left as it was: a Schmidt ("consider") update of the two tilt directions of each `δθ` (body frame,
     /// perpendicular to the world's up seen in that body, `R_W_Bᵀ e_z`); yaw, position and the other states are
-    /// updated as usual. `δx` keeps only the yaw part of each `δθ`, and with `M = P Hᵀ S⁻¹ H P`,
-    /// `P ← P − M + Π M Πᵀ` (`Π` the block-diagonal projector onto the tilt directions), so the tilts' own covariance
-    /// is unchanged and their cross-covariances with the updated states follow the update.
+    /// updated as usual. The floor's slopes, when the floor is in the state, are kept too: they are the world's
+    /// vertical seen in the floor, which the floor's rows tie to the attitudes' tilt (a map update that moved them
+    /// would move the tilts through them). `δx` keeps only the yaw part of each `δθ` (and nothing of the slopes),
+    /// and with `M = P Hᵀ S⁻¹ H P`, `P ← P − M + Π M Πᵀ` (`Π` the block-diagonal projector onto the tilt directions
+    /// and the slopes), so the kept directions' own covariance is unchanged and their cross-covariances with the
+    /// updated states follow the update.
     mutating func update(H: Matrix, r: [Double], keepingTilt: Bool) throws {
         guard keepingTilt else { return try update(H: H, r: r) }
         let (P, M, correction) = try gain(H: H, r: r)
         var dx = correction
         var newP = P - M
-        // Each attitude's error-state index and its tilt projector Π = I − g gᵀ (g: the world's up in that body frame).
-        func projector(_ R_W_B: SO3) -> Mat3 {
+        // Each kept block: its first error-state index and its projector Π (row-major size × size) onto the kept
+        // directions: for an attitude Π = I − g gᵀ (g: the world's up in that body frame), for the slopes I.
+        func projector(_ R_W_B: SO3) -> [Double] {
             let g = R_W_B.inverse.act(Vec3(0, 0, 1))
-            return Mat3.identity - Mat3.outer(g, g)
+            let pi = Mat3.identity - Mat3.outer(g, g)
+            return (0..<9).map { pi[$0 / 3, $0 % 3] }
         }
-        let blocks = [(start: ErrorIndex.theta, pi: projector(imu.R_W_B))]
-            + clones.indices.map { (start: cloneIndex($0), pi: projector(clones[$0].R_W_B)) }
-        for (a, pi) in blocks {
-            // δθ ← (I − Π) δθ: the yaw part only.
-            let d = Vec3(dx[a], dx[a + 1], dx[a + 2])
-            for i in 0..<3 {
+        var blocks = [(start: ErrorIndex.theta, size: 3, pi: projector(imu.R_W_B))]
+            + clones.indices.map { (start: cloneIndex($0), size: 3, pi: projector(clones[$0].R_W_B)) }
+        if let f = floorIndex { blocks.append((start: f + 1, size: 2, pi: [1, 0, 0, 1])) }
+        for (a, k, pi) in blocks {
+            // δx_a ← (I − Π) δx_a: an attitude's yaw part only; nothing of the slopes.
+            let d = (0..<k).map { dx[a + $0] }
+            for i in 0..<k {
                 var s = 0.0
-                for k in 0..<3 { s += pi[i, k] * d[k] }
+                for j in 0..<k { s += pi[i * k + j] * d[j] }
                 dx[a + i] = d[i] - s
             }
         }
-        for (a, pa) in blocks {
-            for (b, pb) in blocks {
+        for (a, ka, pa) in blocks {
+            for (b, kb, pb) in blocks {
                 // newP[a, b] += Π_a M[a, b] Π_bᵀ
-                for i in 0..<3 {
-                    for j in 0..<3 {
+                for i in 0..<ka {
+                    for j in 0..<kb {
                         var s = 0.0
-                        for k in 0..<3 { for l in 0..<3 { s += pa[i, k] * M[a + k, b + l] * pb[j, l] } }
+                        for k in 0..<ka { for l in 0..<kb { s += pa[i * ka + k] * M[a + k, b + l] * pb[j * kb + l] } }
                         newP[a + i, b + j] += s
                     }
                 }

@@ -197,6 +197,53 @@ import TestSupport
         #expect(errors(kept).angleDeg < 0.35)
     }
 
+    /// `windowState(tiltDeg:)` with the floor in the state, its slopes tied to every attitude's tilt as the floor's
+    /// rows tie them (a world tilted by `φ` about its horizontal axes sees a level floor sloped by `(φ_y, −φ_x)`):
+    /// two rows per attitude, `δs_x − (R δθ)_y` and `δs_y + (R δθ)_x`, with σ 10⁻⁴.
+    func floorWindowState(tiltDeg: Double) throws -> FilterState {
+        var state = windowState(tiltDeg: tiltDeg)
+        state.addFloor(cameraHeight_m: 1.2, heightVariance: 0.0004, slopeVariance: 1e-4)
+        let f = try #require(state.floorIndex)
+        let attitudes = [(ErrorIndex.theta, state.imu.R_W_B)] + state.clones.indices.map { (state.cloneIndex($0), state.clones[$0].R_W_B) }
+        var H = Matrix(rows: 2 * attitudes.count, columns: state.dimension)
+        for (k, (a, R)) in attitudes.enumerated() {
+            let M = R.matrix
+            H[2 * k, f + 1] = 1e4
+            H[2 * k + 1, f + 2] = 1e4
+            for j in 0..<3 { H[2 * k, a + j] = -1e4 * M[1, j]; H[2 * k + 1, a + j] = 1e4 * M[0, j] }
+        }
+        try state.update(H: H, r: [Double](repeating: 0, count: H.rows))
+        return state
+    }
+
+    @Test("mono's map update keeps the floor's slopes too: they hold the tilt through the floor's rows")
+    func keepingTheTiltKeepsTheFloorSlopes() throws {
+        let keeping = MapPointUpdater(cameras: [scene.camera], pixelNoiseStd: 1, gateProbability: 0.95, keepsTilt: true)
+        let full = MapPointUpdater(cameras: [scene.camera], pixelNoiseStd: 1, gateProbability: 0.95)
+        let obs = observations()
+        var kept = try floorWindowState(tiltDeg: 0.3), corrected = kept
+        let before = kept
+        let f = try #require(before.floorIndex)
+        for _ in 0..<2 {
+            _ = keeping.update(state: &kept, observations: obs)
+            _ = full.update(state: &corrected, observations: obs)
+        }
+        // Control: the map's tilt information reaches the slopes through their correlation with the attitudes.
+        #expect((corrected.floorSlope - before.floorSlope).x.magnitude + (corrected.floorSlope - before.floorSlope).y.magnitude > 0.002)
+        // Kept: the slopes, their covariance and every attitude's gravity direction stay as they were …
+        #expect(kept.floorSlope == before.floorSlope)
+        for i in (f + 1)...(f + 2) { for j in (f + 1)...(f + 2) {
+            #expect(abs(kept.covariance(i, j) - before.covariance(i, j)) <= 1e-12 * before.covariance(f + 1, f + 1))
+        } }
+        for (a, b) in zip(ups(kept), ups(before)) { #expect((a - b).norm < 1e-12) }
+        // … while the height, position and yaw are corrected.
+        #expect(kept.floorHeight_m != before.floorHeight_m)
+        #expect(errors(kept).position < errors(before).position / 2)
+        #expect(errors(kept).angleDeg < 0.35)
+        let P = kept.covarianceMatrix
+        for i in 0..<P.rows { for j in 0..<i { #expect(P[i, j] == P[j, i]) } }
+    }
+
     /// The filter at the true pose (for its up vectors).
     func truthState() -> FilterState {
         var imu = IMUState(t_ns: 0)
