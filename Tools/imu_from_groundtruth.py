@@ -2,7 +2,7 @@
 """Copy an ASL dataset with its IMU synthesised from its ground truth, to split an estimator's error between the real
 IMU and everything else (the flight, the images, the estimator).
 
-    Tools/imu_from_groundtruth.py SRC DST [--residual none|low|high|all] [--split-hz 5] [--gravity 9.81]
+    Tools/imu_from_groundtruth.py SRC DST [--residual none|mean|low|high|all] [--split-hz 5] [--gravity 9.81]
                                   [--accel-gain G]
     Tools/imu_from_groundtruth.py SRC --report [--split-hz 5]
 
@@ -17,7 +17,9 @@ mav0/imu0/data.csv inside the ground truth's span the IMU reads what a perfect s
 which is how `worldtrack simulate` synthesises its IMU (with the ground truth's world z as up). Rows outside the
 ground truth's span are left out. --residual adds part of the real IMU's disagreement with that motion
 (real − synthetic, per axis): `low` its part below --split-hz (zero-phase 4th-order Butterworth: biases, their
-drift, anything slow), `high` the rest (vibration), `all` both (the real IMU again, up to the last digit: a check).
+drift, anything slow), `high` the rest (vibration), `all` both (the real IMU again, up to the last digit: a check),
+`mean` only its mean over the whole span (constant biases: what a start at rest cannot tell from a tilt, without
+the drift that the low part also holds).
 
 --accel-gain G multiplies the synthesised accelerometer's motion part (the specific force less gravity's share,
 R_W_Bᵀ a_W) by G before any residual is added: a sensor whose gain on the motion is off, as the real IMU's may be.
@@ -174,7 +176,7 @@ def main():
                                  epilog=__doc__.split("\n\n", 2)[2])
     ap.add_argument("src", help="ASL dataset with mav0/imu0 and mav0/state_groundtruth_estimate0")
     ap.add_argument("dst", nargs="?", help="new folder for the copy (not with --report)")
-    ap.add_argument("--residual", choices=["none", "low", "high", "all"], default="none",
+    ap.add_argument("--residual", choices=["none", "mean", "low", "high", "all"], default="none",
                     help="part of the real IMU's residual to add (default none: a perfect IMU)")
     ap.add_argument("--split-hz", type=float, default=5.0, help="frequency that splits low from high (default 5)")
     ap.add_argument("--gravity", type=float, default=9.81, help="gravity, m/s² (default 9.81, as the estimator)")
@@ -205,13 +207,16 @@ def main():
         synthetic = synthetic.copy()
         synthetic[:, 3:] = a.accel_gain * (synthetic[:, 3:] - gravity_B) + gravity_B
     rows = synthetic
-    if a.residual != "none":
+    if a.residual == "mean":
+        rows = synthetic + residual.mean(0)
+    elif a.residual != "none":
         low, high = split(residual, a.split_hz, rate_hz)
         rows = synthetic + {"low": low, "high": high, "all": residual}[a.residual]
     write_copy(a.src, a.dst, header, stamps, rows)
     print(f"imu_from_groundtruth: {a.dst}: {len(stamps)} IMU rows synthesised"
           + ("" if a.accel_gain == 1.0 else f", motion gain {a.accel_gain:g}")
-          + ("" if a.residual == "none" else f" + the real residual ({a.residual}, split at {a.split_hz:g} Hz)"),
+          + {"none": "", "mean": " + the real residual's mean (constant biases)"}.get(
+              a.residual, f" + the real residual ({a.residual}, split at {a.split_hz:g} Hz)"),
           file=sys.stderr)
 
 

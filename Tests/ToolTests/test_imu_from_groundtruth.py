@@ -60,7 +60,7 @@ class ImuFromGroundTruthTest(unittest.TestCase):
 
     def test_the_residual_split_adds_up_to_the_recorded_imu(self):
         parts = {}
-        for part in ["all", "low", "high", "none"]:
+        for part in ["all", "low", "high", "none", "mean"]:
             out = os.path.join(self.tmp.name, "noisy-" + part)
             r = self.tool(self.noisy, out, "--residual", part, "--split-hz", "5")
             self.assertEqual(r.returncode, 0, r.stderr)
@@ -73,6 +73,11 @@ class ImuFromGroundTruthTest(unittest.TestCase):
         # The simulator's noise is white and its biases constant: the high part carries most of the noise, the
         # low part the biases.
         self.assertGreater(np.abs(high[:, 3:]).std(), np.abs(low[:, 3:] - low[:, 3:].mean(0)).std())
+        # `mean` adds the residual's mean alone: the same offset on every row, the recorded IMU's mean disagreement.
+        mean = parts["mean"][:, 1:] - parts["none"][:, 1:]
+        residual = recorded[:, 1:] - parts["none"][:, 1:]
+        np.testing.assert_allclose(mean, np.broadcast_to(residual.mean(0), mean.shape), rtol=0, atol=1e-9)
+        self.assertGreater(np.abs(residual.mean(0)[3:]).max(), 1e-3)   # the simulator's accelerometer biases
 
     def test_report_prints_the_bands(self):
         r = self.tool(self.clean, "--report")
