@@ -35,24 +35,34 @@ extension FilterState {
     /// would move the tilts through them). `δx` keeps only the yaw part of each `δθ` (and nothing of the slopes),
     /// and with `M = P Hᵀ S⁻¹ H P`, `P ← P − M + Π M Πᵀ` (`Π` the block-diagonal projector onto the tilt directions
     /// and the slopes), so the kept directions' own covariance is unchanged and their cross-covariances with the
-    /// updated states follow the update.
-    mutating func update(H: Matrix, r: [Double], keepingTilt: Bool) throws {
-        guard keepingTilt else { return try update(H: H, r: r) }
+    /// updated states follow the update. With `keepingClonePositions` each clone's `δp` is kept the same way (whole,
+    /// `Π = I`): the update corrects the present pose and leaves the window's past positions as they were; the tilts
+    /// and slopes are then kept only with `keepingTilt`.
+    mutating func update(H: Matrix, r: [Double], keepingTilt: Bool, keepingClonePositions: Bool = false) throws {
+        guard keepingTilt || keepingClonePositions else { return try update(H: H, r: r) }
         let (P, M, correction) = try gain(H: H, r: r)
         var dx = correction
         var newP = P - M
         // Each kept block: its first error-state index and its projector Π (row-major size × size) onto the kept
-        // directions: for an attitude Π = I − g gᵀ (g: the world's up in that body frame), for the slopes I.
+        // directions: for an attitude Π = I − g gᵀ (g: the world's up in that body frame), for the slopes and a
+        // clone's position I.
         func projector(_ R_W_B: SO3) -> [Double] {
             let g = R_W_B.inverse.act(Vec3(0, 0, 1))
             let pi = Mat3.identity - Mat3.outer(g, g)
             return (0..<9).map { pi[$0 / 3, $0 % 3] }
         }
-        var blocks = [(start: ErrorIndex.theta, size: 3, pi: projector(imu.R_W_B))]
-            + clones.indices.map { (start: cloneIndex($0), size: 3, pi: projector(clones[$0].R_W_B)) }
-        if let f = floorIndex { blocks.append((start: f + 1, size: 2, pi: [1, 0, 0, 1])) }
+        var blocks: [(start: Int, size: Int, pi: [Double])] = []
+        if keepingTilt {
+            blocks = [(start: ErrorIndex.theta, size: 3, pi: projector(imu.R_W_B))]
+                + clones.indices.map { (start: cloneIndex($0), size: 3, pi: projector(clones[$0].R_W_B)) }
+            if let f = floorIndex { blocks.append((start: f + 1, size: 2, pi: [1, 0, 0, 1])) }
+        }
+        if keepingClonePositions {
+            let identity: [Double] = [1, 0, 0, 0, 1, 0, 0, 0, 1]
+            blocks += clones.indices.map { (start: cloneIndex($0) + 3, size: 3, pi: identity) }
+        }
         for (a, k, pi) in blocks {
-            // δx_a ← (I − Π) δx_a: an attitude's yaw part only; nothing of the slopes.
+            // δx_a ← (I − Π) δx_a: an attitude's yaw part only; nothing of the slopes or of a clone's position.
             let d = (0..<k).map { dx[a + $0] }
             for i in 0..<k {
                 var s = 0.0

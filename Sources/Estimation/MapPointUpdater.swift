@@ -61,15 +61,20 @@ struct MapPointUpdater {
     /// The update leaves the gravity direction of every attitude in the state as it was and corrects position, yaw
     /// and the rest (`FilterState.update(H:r:keepingTilt:)`; `UpdaterOptions.mapUpdateKeepsTiltMono`).
     var keepsTilt: Bool
+    /// The update leaves the clones' positions as they were (`FilterState.update(H:r:keepingTilt:keepingClonePositions:)`;
+    /// `UpdaterOptions.mapUpdateKeepsClonePositionsMono`).
+    var keepsClonePositions: Bool
     /// The cameras' mountings: the calibration's, or camera 0's estimate in the state.
     let mounting: CameraMounting
     private let gate: ChiSquareTable
 
-    init(cameras: [CameraCalibration], pixelNoiseStd: Double, gateProbability: Double, keepsTilt: Bool = false) {
+    init(cameras: [CameraCalibration], pixelNoiseStd: Double, gateProbability: Double, keepsTilt: Bool = false,
+         keepsClonePositions: Bool = false) {
         self.cameras = cameras
         self.pixelNoiseStd = pixelNoiseStd
         self.gateProbability = gateProbability
         self.keepsTilt = keepsTilt
+        self.keepsClonePositions = keepsClonePositions
         mounting = CameraMounting(cameras: cameras)
         gate = ChiSquareTable(probability: gateProbability)
     }
@@ -175,7 +180,7 @@ struct MapPointUpdater {
         let m = rowsR.count
         var H = Matrix(rows: m, columns: n)
         for i in 0..<m { for j in 0..<n where rowsH[i][j] != 0 { H[i, j] = rowsH[i][j] } }
-        do { try state.update(H: H, r: rowsR, keepingTilt: keepsTilt) } catch { return MapUpdateResult() }
+        do { try state.update(H: H, r: rowsR, keepingTilt: keepsTilt, keepingClonePositions: keepsClonePositions) } catch { return MapUpdateResult() }
         return result
     }
 

@@ -91,7 +91,8 @@ public final class VIOEstimator {
         zupt = ZeroVelocityUpdater(configuration: configuration, imu: imu)
         mapUpdater = MapPointUpdater(cameras: cameras, pixelNoiseStd: configuration.updater.pixelNoiseStd,
                                      gateProbability: configuration.updater.mapChi2GateProbability,
-                                     keepsTilt: configuration.updater.mapUpdateKeepsTiltMono && cameras.count == 1)
+                                     keepsTilt: configuration.updater.mapUpdateKeepsTiltMono && cameras.count == 1,
+                                     keepsClonePositions: configuration.updater.mapUpdateKeepsClonePositionsMono && cameras.count == 1)
         R_B_S = imu.T_B_S.rotation
         let gapOptions = configuration.tracking.sensorGap
         gapModel = gapOptions.enabled

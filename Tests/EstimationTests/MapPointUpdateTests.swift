@@ -244,6 +244,43 @@ import TestSupport
         for i in 0..<P.rows { for j in 0..<i { #expect(P[i, j] == P[j, i]) } }
     }
 
+    @Test("mono's map update can leave the window's past positions as they were and correct the present pose")
+    func keepingTheClonePositionsCorrectsThePresentOnly() throws {
+        let keeping = MapPointUpdater(cameras: [scene.camera], pixelNoiseStd: 1, gateProbability: 0.95, keepsTilt: true,
+                                      keepsClonePositions: true)
+        let tiltOnly = MapPointUpdater(cameras: [scene.camera], pixelNoiseStd: 1, gateProbability: 0.95, keepsTilt: true)
+        let obs = observations()
+        var kept = windowState(tiltDeg: 0.3), moved = kept
+        let before = kept
+        for _ in 0..<2 {
+            _ = keeping.update(state: &kept, observations: obs)
+            _ = tiltOnly.update(state: &moved, observations: obs)
+        }
+        // Control: the clones start as copies of the drifted pose, and an update that may move them pulls them back
+        // with it (2.9 cm of drift).
+        for (c, b) in zip(moved.clones, before.clones) { #expect((c.p_W - b.p_W).norm > 0.01) }
+        // Kept: every clone's position and the covariance of the clones' positions stay as they were …
+        let P0 = before.covarianceMatrix, P1 = kept.covarianceMatrix
+        for (i, (c, b)) in zip(kept.clones, before.clones).enumerated() {
+            #expect(c.p_W == b.p_W)
+            for (j, _) in kept.clones.enumerated() {
+                let a = kept.cloneIndex(i) + 3, bj = kept.cloneIndex(j) + 3
+                for u in 0..<3 { for v in 0..<3 {
+                    #expect(abs(P1[a + u, bj + v] - P0[a + u, bj + v]) <= 1e-12 * P0[a, a])
+                } }
+            }
+        }
+        // … with the tilts kept as before (the two kept sets do not interfere) …
+        for (a, b) in zip(ups(kept), ups(before)) { #expect((a - b).norm < 1e-12) }
+        // … while the present pose is corrected as the tilt-only update corrects it, and the covariance stays
+        // symmetric positive semi-definite.
+        #expect(errors(kept).position < errors(before).position / 2)
+        #expect(abs(errors(kept).position - errors(moved).position) < 0.002)
+        for i in 0..<P1.rows { for j in 0..<i { #expect(P1[i, j] == P1[j, i]) } }
+        let smallest = try #require(try? P1.symmetricEigen()).eigenvalues.first ?? -1
+        #expect(smallest > -1e-12 * (0..<P1.rows).map { P1[$0, $0] }.max()!)
+    }
+
     /// The filter at the true pose (for its up vectors).
     func truthState() -> FilterState {
         var imu = IMUState(t_ns: 0)
