@@ -95,7 +95,7 @@ public struct TapPointChecker: Equatable, Sendable {
     /// that plane's boundary fails (see `pastRim`), metres; 0 turns the test off. On the 30 s V1_01 renders the
     /// polygons of box tops fell 18–24 cm short of the edges tapped, while floor taps seen past a table's far edge
     /// crossed its level 34–38 cm beyond its polygon. On six whole V1_01 flights (fifty-first session) the far corners of
-    /// box C's top (0.5 × 0.4 m, its hull 5–6 cm spacings) and of table B's were measured on the floor or a lower top
+    /// box C's top (0.5 × 0.4 m, its landmarks 5–6 cm apart) and of table B's were measured on the floor or a lower top
     /// behind them with rays crossing the top's level 25–27 cm past its hull (+73 % to +110 %), while every end that
     /// was right and crossed a top's level past its rim did so 35 cm or more past it (docs/ACCURACY.md, "Twenty-third
     /// round"): hence 30 cm, between the two.
