@@ -10,11 +10,22 @@ import World
 /// 8 directions, the landmarks within 32 px of the ray (offset in px, depth, σ, height, time since last reported), and
 /// where the true point lies in the estimate's frame (the true point relative to the true camera, put at the estimated
 /// camera); with the scene, for each plane the scene surfaces its landmarks lie on and the landmarks seen through it
-/// (`SeeThroughTest`), and the detector's candidates on the frame's map without the see-through check, with their
-/// witnesses. `WT_TAP_DIAG_DIR=DIR` also writes `DIR/LABEL.txt`: the whole map (`L id x y z σ`), the planes
+/// (`SeeThroughTest`), the detector's candidates on the frame's map without the see-through check, with their
+/// witnesses, for each landmark near the ray the surface it lies on and its depth error in metres and in its σ, and
+/// for the whole map in view (8 m) how its σ compares with its depth errors (median and 90 % of |e|/σ: 0.67 and 1.64
+/// for an honest Gaussian σ). `WT_TAP_DIAG_DIR=DIR` also writes `DIR/LABEL.txt`: the whole map (`L id x y z σ`), the planes
 /// (`P id alignment normal offset band boundary…`) and the rays (`R pixel origin direction truePoint`). A debugging aid
 /// (docs/ACCURACY.md, "World on real motion").
 enum TapDiagnostics {
+    /// A landmark's depth error along the true camera's ray through it (estimated minus true depth, metres): the
+    /// landmark taken into the truth with this frame's pose correspondence `T_true_est`, and the scene's first surface
+    /// along the ray from the true camera centre towards it; `nil` when the ray meets nothing.
+    static func depthError(_ p_W: Vec3, T_true_est: SE3, cameraCentre c_W: Vec3, scene: Scene) -> Double? {
+        let x = T_true_est.act(p_W), c = T_true_est.act(c_W)
+        guard let hit = scene.raycast(origin_W: c, direction_W: x - c) else { return nil }
+        return (x - c).norm - hit.distance
+    }
+
     static let wanted: Set<String>? = ProcessInfo.processInfo.environment["WT_TAP_DIAG"].map { Set($0.split(separator: ",").map(String.init)) }
 
     static func wants(_ label: String) -> Bool {
@@ -95,10 +106,40 @@ enum TapDiagnostics {
             }
             s += ring + "\n"
             let near = frame.session.map.landmarks(nearRayFrom: ray.origin_W, direction: ray.direction_W, maxAngle: atan(32 / f))
+            // With the scene: the surface each landmark lies on (within 10 cm, through the true camera) and how far off
+            // it, and its depth error (`depthError`).
+            let T_true_est = T_W_C_true.map { $0 * frame.T_W_C.inverse }
             for (l, ang) in near.prefix(30) {
                 let d = (l.p_W - ray.origin_W).dot(ray.direction_W)
-                s += String(format: "    lm %d %.1f px depth %.3f σ %.3f z %.3f age %.1f s obs %d\n", l.id, tan(ang) * f, d, l.std_m, l.p_W.z,
+                s += String(format: "    lm %d %.1f px depth %.3f σ %.3f z %.3f age %.1f s obs %d", l.id, tan(ang) * f, d, l.std_m, l.p_W.z,
                             Double(frame.t_ns - l.lastSeen_ns) * 1e-9, l.observations)
+                if let scene, let T = T_true_est {
+                    let x = T.act(l.p_W)
+                    let on = scene.surface(near: x, reach: 0.1)
+                    s += " on " + (on.map { String(format: "%@ (%.0f cm off)", $0.name as NSString, 100 * abs($0.normal_W.dot(x) - $0.offset)) } ?? "nothing")
+                    if let e = Self.depthError(l.p_W, T_true_est: T, cameraCentre: frame.T_W_C.translation, scene: scene) {
+                        s += String(format: " depth error %+.3f (%.1f σ)", e, abs(e) / l.std_m)
+                    }
+                }
+                s += "\n"
+            }
+        }
+        // How the map's σ compares with its landmarks' true depth errors, over every landmark in front of the camera
+        // within 8 m (the true surface along the true camera's ray through the landmark, this frame's pose error
+        // taken out: what a tap from this frame would inherit).
+        if let scene, let T = T_W_C_true.map({ $0 * frame.T_W_C.inverse }) {
+            var ratios: [Double] = [], errors: [Double] = [], sigmas: [Double] = []
+            for l in frame.session.map.all {
+                let v = frame.T_W_C.inverse.act(l.p_W)
+                guard v.z > 0.2, v.norm < 8 else { continue }
+                guard let e = Self.depthError(l.p_W, T_true_est: T, cameraCentre: frame.T_W_C.translation, scene: scene) else { continue }
+                ratios.append(abs(e) / l.std_m); errors.append(abs(e)); sigmas.append(l.std_m)
+            }
+            if !ratios.isEmpty {
+                func q(_ a: [Double], _ f: Double) -> Double { let b = a.sorted(); return b[min(b.count - 1, Int(f * Double(b.count)))] }
+                s += String(format: "  map σ against the truth: %d landmarks, σ median %.3f m, |depth error| median %.3f m (90 %% %.3f), |e|/σ median %.2f (90 %% %.2f), beyond 3 σ %d\n",
+                            ratios.count, q(sigmas, 0.5), q(errors, 0.5), q(errors, 0.9), q(ratios, 0.5), q(ratios, 0.9),
+                            ratios.filter { $0 > 3 }.count)
             }
         }
         log(s)
