@@ -27,7 +27,8 @@ public struct PlaneTrackerOptions: Equatable, Sendable {
     public var floorMinArea_m2: Double = 0.5
     /// A horizontal plane more than this above the camera is a ceiling, metres.
     public var ceilingAboveCamera_m: Double = 0.2
-    /// An `updated` change is reported when the offset moves by more than this, metres …
+    /// An `updated` change is reported when the offset has moved by more than this since the plane's last reported
+    /// change (not since the previous pass), metres …
     public var updateOffset_m: Double = 0.001
     /// … or the area changes by more than this fraction.
     public var updateAreaFraction: Double = 0.01
@@ -51,6 +52,10 @@ public struct PlaneTracker: Sendable {
     private var nextId = 1
     /// Detection passes in a row in which no candidate matched the plane, by id.
     private var missedPasses: [String: Int] = [:]
+    /// Each plane as its last change reported it (`added` or `updated`), by id. A refinement is reported when the
+    /// plane differs significantly from this, not from the previous pass: otherwise steps each under the thresholds
+    /// (`updateOffset_m`, …) would move a plane away from what its listeners were told without telling them.
+    private var reported: [String: PlaneAnchor] = [:]
 
     /// An empty tracker.
     public init(options: PlaneTrackerOptions = PlaneTrackerOptions()) { self.options = options }
@@ -122,16 +127,18 @@ public struct PlaneTracker: Sendable {
         for p in unsupported { changes.append(.removed(p, mergedInto: nil)) }
         for p in planes {
             if let old = before[p.id] {
-                if significantlyChanged(old, p) { changes.append(.updated(p)) }
+                if significantlyChanged(reported[p.id] ?? old, p) { changes.append(.updated(p)); reported[p.id] = p }
             } else if added.contains(p.id) && !removedIds.contains(p.id) {
-                changes.append(.added(p))
+                changes.append(.added(p)); reported[p.id] = p
             }
         }
+        let remaining = Set(planes.map(\.id))
+        reported = reported.filter { remaining.contains($0.key) }
         return changes
     }
 
     /// Removes every plane (ids keep counting).
-    public mutating func removeAll() { planes.removeAll(); missedPasses.removeAll() }
+    public mutating func removeAll() { planes.removeAll(); missedPasses.removeAll(); reported.removeAll() }
 
     /// Adds a plane saved by an earlier session (a loaded world map), keeping its id when no plane has it (a new
     /// `plane-N` otherwise); planes detected later get higher numbers. Returns the plane as added.
@@ -140,6 +147,7 @@ public struct PlaneTracker: Sendable {
         if self.plane(id: p.id) != nil { p.id = "plane-\(nextId)"; nextId += 1 }
         if p.id.hasPrefix("plane-"), let n = Int(p.id.dropFirst("plane-".count)) { nextId = max(nextId, n + 1) }
         planes.append(p)
+        reported[p.id] = p
         return p
     }
 

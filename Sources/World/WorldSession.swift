@@ -31,7 +31,8 @@ public struct WorldOptions: Equatable, Sendable {
     public var maxInfiniteExtension_m: Double = 3
     /// Estimated-plane raycast tuning.
     public var estimatedPlane = EstimatedPlaneOptions()
-    /// User anchors moving less than this on a plane refinement are not reported as updated, metres.
+    /// A user anchor on a refined plane is reported as updated once it lies more than this from where its last event
+    /// put it, metres.
     public var anchorUpdateThreshold_m: Double = 0.001
     /// Default options.
     public init() {}
@@ -51,6 +52,10 @@ public final class WorldSession {
     public private(set) var planeTracker: PlaneTracker
     /// User anchors in order of creation.
     public private(set) var userAnchors: [UserAnchor] = []
+    /// Each user anchor's position as its last event reported it (world, metres), by id: a plane refinement reports
+    /// an anchor as updated when it has moved from there by more than `anchorUpdateThreshold_m`, so that many small
+    /// moves cannot carry it away from what the stream said without a report.
+    private var reportedAnchorPositions_W: [String: Vec3] = [:]
     /// The latest input processed.
     public private(set) var latestInput: WorldFrameInput?
     private let detector: PlaneDetector
@@ -146,10 +151,14 @@ public final class WorldSession {
             rel.translation.z = 0
             a.T_P_A = rel
             let moved = plane.T_W_P * rel
-            let changed = (moved.translation - a.T_W_A.translation).norm > options.anchorUpdateThreshold_m
+            let lastReported = reportedAnchorPositions_W[a.id] ?? a.T_W_A.translation
+            let changed = (moved.translation - lastReported).norm > options.anchorUpdateThreshold_m
             a.T_W_A = moved
             userAnchors[i] = a
-            if changed { events.append(AnchorEvent(change: .updated, t_ns: t_ns, anchor: .user(a))) }
+            if changed {
+                events.append(AnchorEvent(change: .updated, t_ns: t_ns, anchor: .user(a)))
+                reportedAnchorPositions_W[a.id] = moved.translation
+            }
         }
         return events
     }
@@ -164,6 +173,7 @@ public final class WorldSession {
         map.removeAll()
         planeTracker.removeAll()
         userAnchors.removeAll()
+        reportedAnchorPositions_W.removeAll()
         lastDetection_ns = nil
         return events
     }
@@ -270,6 +280,7 @@ public final class WorldSession {
             a.T_P_A = plane.T_W_P.inverse * T_W_A
         }
         userAnchors.append(a)
+        reportedAnchorPositions_W[a.id] = T_W_A.translation
         return AnchorEvent(change: .added, t_ns: t_ns, anchor: .user(a))
     }
 
@@ -293,6 +304,7 @@ public final class WorldSession {
                            created_ns: t_ns)
         if !free { nextAnchorId += 1 } else if let number { nextAnchorId = max(nextAnchorId, number + 1) }
         userAnchors.append(a)
+        reportedAnchorPositions_W[a.id] = T_W_A.translation
         return AnchorEvent(change: .added, t_ns: t_ns, anchor: .user(a))
     }
 
@@ -301,6 +313,7 @@ public final class WorldSession {
     public func removeAnchor(id: String, t_ns: TimestampNs) -> AnchorEvent? {
         guard let i = userAnchors.firstIndex(where: { $0.id == id }) else { return nil }
         let a = userAnchors.remove(at: i)
+        reportedAnchorPositions_W[a.id] = nil
         return AnchorEvent(change: .removed, t_ns: t_ns, anchor: .user(a))
     }
 

@@ -1,0 +1,70 @@
+import Estimation
+import Foundation
+import Geometry
+import Sensors
+import Testing
+@testable import World
+
+/// An anchor's latest record must stay within the update thresholds of its current state: a plane refined by many
+/// steps, each under 1 mm, is reported once they add up to more (before, each step was compared with the previous one
+/// and a plane or an anchor on it could drift by centimetres without a record).
+@Suite struct AnchorUpdateReportingTests {
+    /// A horizontal candidate over a fixed 2 m × 2 m grid at height `h` (its area and centre do not change).
+    static func floorCandidate(height h: Double) -> PlaneCandidate {
+        var points: [Vec3] = []
+        for i in 0..<10 { for j in 0..<10 { points.append(Vec3(Double(i) * 0.2, Double(j) * 0.2, h)) } }
+        return PlaneCandidate(alignment: .horizontal, normal_W: Vec3(0, 0, 1), offset_m: h, offsetStd_m: 0.001,
+                              points: points, band_m: 0.02)
+    }
+
+    @Test func aPlaneRefinedInSmallStepsIsReportedWhenTheyAddUp() throws {
+        var tracker = PlaneTracker()
+        let camera = Vec3(1, -2, 1.5)
+        let first = tracker.update(with: [Self.floorCandidate(height: 0)], at: 0, cameraPosition_W: camera)
+        let plane = try #require(tracker.planes.first)
+        #expect(first == [.added(plane)])
+        var reportedHeight = plane.height_m, updates = 0
+        // Twenty passes of 0.6 mm each: 12 mm in all, no single step over the 1 mm threshold.
+        for k in 1...20 {
+            let changes = tracker.update(with: [Self.floorCandidate(height: 0.0006 * Double(k))], at: TimestampNs(k),
+                                         cameraPosition_W: camera)
+            for case let .updated(p) in changes { reportedHeight = p.height_m; updates += 1 }
+            let now = try #require(tracker.plane(id: plane.id)).height_m
+            #expect(abs(now - 0.0006 * Double(k)) < 1e-9)
+            #expect(abs(now - reportedHeight) <= tracker.options.updateOffset_m + 1e-12,
+                    "pass \(k): the plane stands at \(now) m, its last record said \(reportedHeight) m")
+        }
+        // Every second pass carries it past the threshold (1.2 mm): ten records, not none.
+        #expect(updates == 10)
+    }
+
+    @Test func aUserAnchorFollowingASlowlyRefinedPlaneIsReportedWhenItHasMoved() throws {
+        let session = WorldSession()
+        var gen = RoomLandmarks(seed: 5, sigma: 0.0005)
+        var f = session.process(frameInput(0, landmarks: gen.batch(floor: 80, table: 40, wall: 0)))
+        let table = try #require(session.planes.first { abs($0.height_m - Room.tableZ) < 0.005 })
+        let px = try #require(testCamera.model.project(defaultPose.inverse.act(Vec3(1.0, 0.1, Room.tableZ))))
+        let hit = try #require(f.raycast(pixel: px, target: .existingPlaneGeometry).first)
+        #expect(hit.planeId == table.id)
+        let anchorId = f.addAnchor(at: hit, name: "cup").anchor.id
+        var reportedZ = try #require(session.userAnchor(id: anchorId)).T_W_A.translation.z
+        let startZ = reportedZ
+        var updates = 0
+        // Each pass adds 20 table points 2 mm higher than the last pass's: the plane (the mean of all of them) rises
+        // by 0.67, 0.83, 0.90, … mm a pass, each under 1 mm, 7 mm after eight passes.
+        for k in 1...8 {
+            let lift = 0.002 * Double(k)
+            let points = gen.points({ r in Room.tablePoint(&r) + Vec3(0, 0, lift) }, count: 20)
+            f = session.process(frameInput(2 * k, landmarks: points))
+            for e in f.events where e.anchor.id == anchorId && e.change == .updated {
+                reportedZ = e.anchor.T_W_A.translation.z; updates += 1
+            }
+            let z = try #require(session.userAnchor(id: anchorId)).T_W_A.translation.z
+            #expect(abs(z - reportedZ) <= session.options.anchorUpdateThreshold_m + 1e-12,
+                    "pass \(k): the anchor stands at z \(z) m, its last record said \(reportedZ) m")
+        }
+        let endZ = try #require(session.userAnchor(id: anchorId)).T_W_A.translation.z
+        #expect(endZ - startZ > 0.005)
+        #expect(updates >= 3)
+    }
+}
