@@ -27,7 +27,9 @@ swift build -c release -Xswiftc -enable-testing
 Tools/check_package_graph.py --check-links .build/release/worldtrack
 
 step "downstream package (Examples/Downstream)"
-(cd Examples/Downstream && swift build && swift run TrackSimulatedRoom 3)
+# The built executable is run directly: `swift run` once hung here after "Build complete!" (SwiftPM 6.3.1, asleep
+# in sigsuspend with no child, fifty-second session), and it would only rebuild what `swift build` just built.
+(cd Examples/Downstream && swift build && "$(swift build --show-bin-path)/TrackSimulatedRoom" 3)
 
 step "tool tests (Python, reference readers)"
 Tools/tool_tests.sh
