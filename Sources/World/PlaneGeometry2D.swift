@@ -47,20 +47,46 @@ public enum PlaneGeometry2D {
         }
     }
 
-    /// Andrew's monotone chain over all `points`.
+    /// Andrew's monotone chain over all `points`, then without its nearly collinear vertices.
+    ///
+    /// The chain itself keeps only strict left turns, with no tolerance: points on one edge whose coordinates differ
+    /// only by rounding (a grid seen through a plane's frame) are sorted in the order of that rounding, not along the
+    /// edge, and a tolerance there (1e-12 until the fifty-second session) could drop the edge's far end, a true
+    /// corner, as if it lay between two others (a 10 × 10 grid lost a corner, area 3.16 m² for 3.24). The convex
+    /// polygon that results may keep vertices a rounding error off a straight edge; those are removed afterwards,
+    /// which cannot remove a corner.
     static func monotoneChain(_ points: [Vec2]) -> [Vec2] {
         let pts = points.sorted { ($0.x, $0.y) < ($1.x, $1.y) }
         guard pts.count >= 3 else { return pts }
         var lower: [Vec2] = [], upper: [Vec2] = []
         for p in pts {
-            while lower.count >= 2 && cross(lower[lower.count - 2], lower[lower.count - 1], p) <= 1e-12 { lower.removeLast() }
+            while lower.count >= 2 && cross(lower[lower.count - 2], lower[lower.count - 1], p) <= 0 { lower.removeLast() }
             lower.append(p)
         }
         for p in pts.reversed() {
-            while upper.count >= 2 && cross(upper[upper.count - 2], upper[upper.count - 1], p) <= 1e-12 { upper.removeLast() }
+            while upper.count >= 2 && cross(upper[upper.count - 2], upper[upper.count - 1], p) <= 0 { upper.removeLast() }
             upper.append(p)
         }
-        return Array(lower.dropLast() + upper.dropLast())
+        var hull = Array(lower.dropLast() + upper.dropLast())
+        // Drop vertices that lie between their neighbours and turn by no more than 1e-12 there (the cross product, m²
+        // for metres), until none does (three points that nearly lie on a line become the segment between the outer
+        // two).
+        var removed = true
+        while removed && hull.count >= 3 {
+            removed = false
+            var i = 0
+            while i < hull.count && hull.count >= 3 {
+                let n = hull.count, a = hull[(i + n - 1) % n], v = hull[i], b = hull[(i + 1) % n]
+                let along = (v - a).dot(b - a)
+                // Only a vertex between its neighbours goes (in a sliver, the middle one, not an end).
+                if cross(a, v, b) <= 1e-12 && along >= 0 && along <= (b - a).dot(b - a) {
+                    hull.remove(at: i); removed = true
+                } else {
+                    i += 1
+                }
+            }
+        }
+        return hull
     }
 
     /// Area of a simple polygon, m² (absolute value of the shoelace formula).

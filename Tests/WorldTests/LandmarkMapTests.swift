@@ -116,6 +116,30 @@ import Testing
         #expect(FittedPlane.fit([Vec3(0, 0, 0), Vec3(1, 0, 0), Vec3(2, 0, 0)]) == nil) // collinear
     }
 
+    /// Points of one edge whose x differs only by rounding sort in the rounding's order, not along the edge; the hull
+    /// must still keep that edge's ends (with a tolerance in the chain, a 10 × 10 grid seen through a wall's frame lost
+    /// its top-right corner: 3.16 m² for 3.24).
+    @Test func hullKeepsTheCornersOfAGridWhoseColumnsAreRoundedApart() {
+        var pts: [Vec2] = []
+        for i in 0..<10 {
+            for j in 0..<10 {
+                pts.append(Vec2(-0.9 + 0.2 * Double(i) + 1e-15 * sin(2.7 * Double(j) + 1.3 * Double(i)), -0.9 + 0.2 * Double(j)))
+            }
+        }
+        let swapped: [Vec2] = pts.map { Vec2($0.y, $0.x) }
+        for points: [Vec2] in [pts, Array(pts.reversed()), swapped] {
+            let hull = PlaneGeometry2D.convexHull(points)
+            #expect(abs(PlaneGeometry2D.area(hull) - 3.24) < 1e-9, "area \(PlaneGeometry2D.area(hull))")
+            #expect(hull.count == 4)
+            for corner in [Vec2(-0.9, -0.9), Vec2(0.9, -0.9), Vec2(0.9, 0.9), Vec2(-0.9, 0.9)] {
+                #expect(hull.contains { (q: Vec2) in abs(q.x - corner.x) < 1e-10 && abs(q.y - corner.y) < 1e-10 })
+            }
+        }
+        // Three points nearly on a line: the segment between the outer two.
+        let sliver = PlaneGeometry2D.convexHull([Vec2(0, 0), Vec2(2, 1e-14), Vec2(1, 0)])
+        #expect(sliver.count == 2 && sliver.contains(Vec2(0, 0)) && sliver.contains(Vec2(2, 1e-14)))
+    }
+
     @Test func hullAndMinimumRectangleOfARotatedRectangle() {
         let yaw = 0.5
         let ux = Vec2(cos(yaw), sin(yaw)), uy = Vec2(-sin(yaw), cos(yaw))
