@@ -61,7 +61,8 @@ import Testing
         _ = tracker.update(with: [Self.wallCandidate(angle: 0)], at: 0, cameraPosition_W: camera)
         var reported = try #require(tracker.planes.first)
         var updates = 0
-        // 0.01° a pass about an axis 2–4 m from the wall: its far edge moves 0.7 mm a pass, its offset not at all.
+        // 0.01° a pass about an axis 2–4 m from the wall's points: its far edge moves 0.7 mm a pass, its offset not
+        // at all.
         for k in 1...20 {
             let changes = tracker.update(with: [Self.wallCandidate(angle: Double(k) * 0.01 * Double.pi / 180)], at: TimestampNs(k),
                                          cameraPosition_W: camera)
