@@ -39,14 +39,15 @@ enum TapDiagnostics {
         let f = frame.camera.model.intrinsics.fx
         let cam = frame.T_W_C.translation
         s += String(format: "  camera est (%.2f %.2f %.2f)\n", cam.x, cam.y, cam.z)
+        // This frame's pose correspondence: the estimate's world into the truth's, through the true camera.
+        let T_true_est = T_W_C_true.map { $0 * frame.T_W_C.inverse }
         for p in frame.session.planes {
             s += String(format: "  %@ %@ n=(%.2f %.2f %.2f) off %.3f σ %.3f band %.3f area %.2f pts %d\n", p.id as NSString,
                         p.alignment.rawValue as NSString, p.normal_W.x, p.normal_W.y, p.normal_W.z, p.offset_m, p.offsetStd_m,
                         p.inlierBand_m, p.area_m2, p.pointCount)
             // What the plane's landmarks lie on in the scene (each mapped through the true camera; the nearest
             // surface within 5 cm, "nothing" otherwise).
-            if let scene, let T = T_W_C_true {
-                let T_true_est = T * frame.T_W_C.inverse
+            if let scene, let T_true_est {
                 var on: [String: Int] = [:]
                 for l in frame.session.map.all where p.holds(l.p_W) {
                     on[scene.surface(near: T_true_est.act(l.p_W), reach: 0.05)?.name ?? "nothing", default: 0] += 1
@@ -108,7 +109,6 @@ enum TapDiagnostics {
             let near = frame.session.map.landmarks(nearRayFrom: ray.origin_W, direction: ray.direction_W, maxAngle: atan(32 / f))
             // With the scene: the surface each landmark lies on (within 10 cm, through the true camera) and how far off
             // it, and its depth error (`depthError`).
-            let T_true_est = T_W_C_true.map { $0 * frame.T_W_C.inverse }
             for (l, ang) in near.prefix(30) {
                 let d = (l.p_W - ray.origin_W).dot(ray.direction_W)
                 s += String(format: "    lm %d %.1f px depth %.3f σ %.3f z %.3f age %.1f s obs %d", l.id, tan(ang) * f, d, l.std_m, l.p_W.z,
@@ -127,7 +127,7 @@ enum TapDiagnostics {
         // How the map's σ compares with its landmarks' true depth errors, over every landmark in front of the camera
         // within 8 m (the true surface along the true camera's ray through the landmark, this frame's pose error
         // taken out: what a tap from this frame would inherit).
-        if let scene, let T = T_W_C_true.map({ $0 * frame.T_W_C.inverse }) {
+        if let scene, let T = T_true_est {
             var ratios: [Double] = [], errors: [Double] = [], sigmas: [Double] = []
             for l in frame.session.map.all {
                 let v = frame.T_W_C.inverse.act(l.p_W)
