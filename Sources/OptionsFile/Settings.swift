@@ -182,6 +182,7 @@ public enum Settings {
         .double("world.estimatedPlane.snapAngle_deg", \.world.estimatedPlane.snapAngle_deg, "An estimated plane is snapped onto a detected plane whose normal is within this angle, degrees (or within snapAngleSigmas of its normal σ, up to maxSnapAngle_deg).", 0...90),
         .double("world.estimatedPlane.snapAngleSigmas", \.world.estimatedPlane.snapAngleSigmas, "The snapping angle widens to this many of the estimated plane's normal σ.", 0...10),
         .double("world.estimatedPlane.maxSnapAngle_deg", \.world.estimatedPlane.maxSnapAngle_deg, "The snapping angle never exceeds this, degrees.", 0...90),
+        .double("world.estimatedPlane.maxStandaloneIncidence_deg", \.world.estimatedPlane.maxStandaloneIncidence_deg, "An estimated hit that no detected plane confirms answers a preferred-order raycast only when the ray meets it within this angle of head-on, degrees (an oblique fit mixes surfaces).", 0...90),
         .double("world.anchorUpdateThreshold_m", \.world.anchorUpdateThreshold_m, "User anchors moving less than this on a plane refinement are not reported as updated, metres."),
         .bool("mapReuse.enabled", \.mapReuse.enabled, "Re-observe map points at all."),
         .double("mapReuse.maxPointStd_m", \.mapReuse.maxPointStd_m, "Map points with a triangulation σ above this are not kept in a stereo run, metres."),

@@ -87,6 +87,18 @@ public struct EstimatedPlaneOptions: Equatable, Sendable {
     public var snapAngleSigmas: Double = 3
     /// See `snapAngle_deg`; below the 90° between a floor and a wall by a wide margin.
     public var maxSnapAngle_deg: Double = 30
+    /// An estimated hit that no detected plane confirms (no snap, no supported infinite hit; `WorldSession.raycast`)
+    /// answers a preferred-order raycast only when the ray meets its fit within this angle of head-on, degrees;
+    /// beyond it the raycast goes on to the next target. The fit takes the landmarks within `maxAngle_rad` of the
+    /// ray; on a surface met θ from head-on those span about ±tan(8°)·tan θ of the hit's depth (±12 % at 40°, ±24 %
+    /// at 60°), so an oblique fit takes in whatever lies in that depth band and passes for one surface: an object's
+    /// side beside the silhouette a ray passes, the floor behind a top's corner. On nine whole real-IMU flights
+    /// (six V1_01 rooms, three courtyard draws, mono and stereo) the 25 measured ends an estimated hit put 5 % or
+    /// more off their true depth met their fit 35–78° from head-on (those of lengths more than 10 % off: 45–78°),
+    /// while 18 of the 26 within 5 % met theirs within 29° (docs/ACCURACY.md, "Twenty-fifth round"); 30° and 40°
+    /// give the same taps there, 50° lets one wrong end back. A level fit (`RaycastAlignment.horizontal`: a floor
+    /// or a top seen from afar) is used at any incidence: a mixture of surfaces does not come out level by chance.
+    public var maxStandaloneIncidence_deg: Double = 40
     /// Default options.
     public init() {}
 }

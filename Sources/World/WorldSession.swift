@@ -200,7 +200,9 @@ public final class WorldSession {
     /// two refinements for sparse maps:
     /// - an `estimatedPlane` hit that agrees with a detected plane is snapped onto that plane (reported as
     ///   `existingPlaneInfinite` with its id); one that agrees with none yields to an infinite-plane hit that
-    ///   landmarks around the hit point confirm (when `existingPlaneInfinite` is also allowed);
+    ///   landmarks around the hit point confirm (when `existingPlaneInfinite` is also allowed), and is not used at
+    ///   all when the ray meets it more than `EstimatedPlaneOptions.maxStandaloneIncidence_deg` from head-on and it
+    ///   is not level;
     /// - among `existingPlaneInfinite` hits the one with most landmark support near the hit point wins, then one near
     ///   its plane's mapped boundary, then the largest plane, then the nearest (see `rankInfinite`) — extended planes
     ///   cross the whole room, and a ray towards the floor beyond its mapped part first meets the table's extension.
@@ -219,6 +221,10 @@ public final class WorldSession {
                    confirmed.support > 0 {
                     return confirmed.hit
                 }
+                // Met obliquely, a fit to the landmarks around the ray is a guess at which surface it meets, unless
+                // it is level (a floor or a top seen from afar: a mixture of surfaces is not level by chance).
+                if hit.alignment != .horizontal,
+                   hit.incidenceCosine < cos(options.estimatedPlane.maxStandaloneIncidence_deg * Double.pi / 180) { continue }
                 return hit
             case .existingPlaneInfinite:
                 if let best = rankInfinite(hits) { return best.hit }

@@ -139,6 +139,8 @@ import Testing
         func hit(std: Double, sigmas: Double = EstimatedPlaneOptions().snapAngleSigmas) throws -> (RaycastResult, RaycastResult, PlaneAnchor) {
             var options = WorldOptions()
             options.estimatedPlane.snapAngleSigmas = sigmas
+            // The snap is what is tested: the unsnapped tilted fit, met obliquely, is kept whatever its incidence.
+            options.estimatedPlane.maxStandaloneIncidence_deg = 90
             let session = WorldSession(options: options)
             var rng = SeededRandom(seed: 7)
             let cluster = (0..<8).map { i -> Landmark in
@@ -164,6 +166,40 @@ import Testing
         let (sharp, kept, _) = try hit(std: 0.01)
         #expect(sharp.normalStd_rad * 180 / Double.pi < 5)
         #expect(kept.target == .estimatedPlane)
+    }
+
+    @Test func aFitMetObliquelyBesideASilhouetteYieldsToTheFloorBehind() throws {
+        // The courtyard's far floor taps (docs/ACCURACY.md, "Twenty-fifth round"): a ray passes 3 cm beside the
+        // vertical edge of an object's face and meets the floor 1.2 m behind it. The floor is mapped up to x = 2; the
+        // landmarks within 8° of the ray are the face's, so the fit is the face, met 55° from head-on, and its hit lies
+        // on the face's plane just past the silhouette.
+        func hit(maxStandaloneIncidence_deg: Double) throws -> RaycastResult {
+            var options = WorldOptions()
+            options.estimatedPlane.maxStandaloneIncidence_deg = maxStandaloneIncidence_deg
+            let session = WorldSession(options: options)
+            let eye = Vec3(0, 0, 1.5), floorPoint = Vec3(4, 0, 0)
+            let edge = Vec3(2.8, 0.03, 0), along = Vec3(-0.79, 0.61, 0).normalized // the face runs away from the ray
+            var rng = SeededRandom(seed: 21)
+            // 12 landmarks: too few for the detector to make the face a plane of its own.
+            let face = (0..<12).map { i in
+                Landmark(id: 500 + i, p_W: edge + rng.uniform(0, 0.6) * along + Vec3(0, 0, rng.uniform(0, 0.8)) + rng.gaussian3(0.01),
+                         std_m: 0.02)
+            }
+            _ = session.process(frameInput(0, landmarks: patch(0...2, -1...1, z: 0, count: 120, firstId: 0, seed: 5) + face,
+                                           T_W_C: lookAt(eye: eye, target: floorPoint)))
+            #expect(session.planes.contains { abs($0.height_m) < 0.02 })
+            let ray = WorldRay(origin_W: eye, direction_W: floorPoint - eye)
+            let raw = try #require(session.raycast(ray, target: .estimatedPlane).first)
+            let incidence = acos(raw.incidenceCosine) * 180 / Double.pi
+            #expect(incidence > 50 && incidence < 60, "the face's fit is met \(incidence)° from head-on")
+            #expect(raw.distance_m < 0.8 * (floorPoint - eye).norm)
+            return try #require(session.raycast(ray, preferring: [.existingPlaneGeometry, .estimatedPlane, .existingPlaneInfinite]))
+        }
+        let floorHit = try hit(maxStandaloneIncidence_deg: EstimatedPlaneOptions().maxStandaloneIncidence_deg)
+        #expect(floorHit.target == .existingPlaneInfinite && (floorHit.position_W - Vec3(4, 0, 0)).norm < 0.05)
+        // Control: with the fit used whatever its incidence, the tap lands on the face's plane, 1.2 m short.
+        let faceHit = try hit(maxStandaloneIncidence_deg: 90)
+        #expect(faceHit.target == .estimatedPlane && (faceHit.position_W - Vec3(4, 0, 0)).norm > 1)
     }
 
     @Test func infiniteFallbackPrefersTheLargePlaneFarFromEveryMappedPart() throws {
