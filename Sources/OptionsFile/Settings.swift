@@ -173,7 +173,7 @@ public enum Settings {
         .double("world.tracker.boundaryRefitFraction", \.world.tracker.boundaryRefitFraction, "A refinement whose candidate holds at least this fraction of the plane's landmarks replaces the boundary (instead of growing it).", 0...1),
         .int("world.tracker.maxMissedPasses", \.world.tracker.maxMissedPasses, "A plane that no candidate has matched for this many detection passes in a row is removed: its landmarks no longer make a plane (an early detection from a sparse map, or landmarks re-estimated elsewhere)."),
         .double("world.geometryMargin_m", \.world.geometryMargin_m, "`existingPlaneGeometry` raycasts accept hits this far outside a plane's boundary, metres (the hull of sparse landmarks lies inside the true edges)."),
-        .double("world.maxInfiniteExtension_m", \.world.maxInfiniteExtension_m, "Preferred-order raycasts ignore infinite-plane hits farther than this outside the plane's boundary, metres."),
+        .double("world.maxInfiniteExtension_m", \.world.maxInfiniteExtension_m, "Preferred-order raycasts ignore infinite-plane hits farther than this outside the plane's boundary, and snap no estimated plane onto a plane there, metres."),
         .double("world.estimatedPlane.maxAngle_rad", \.world.estimatedPlane.maxAngle_rad, "Landmarks within this angle of the ray are considered, radians."),
         .int("world.estimatedPlane.maxPoints", \.world.estimatedPlane.maxPoints, "At most this many of the angularly closest landmarks are used.", 1...Int64(Int32.max)),
         .int("world.estimatedPlane.minInliers", \.world.estimatedPlane.minInliers, "At least this many inliers are needed.", 1...Int64(Int32.max)),

@@ -27,7 +27,8 @@ public struct WorldOptions: Equatable, Sendable {
     /// `existingPlaneGeometry` raycasts accept hits this far outside a plane's boundary, metres (the hull of sparse
     /// landmarks lies inside the true edges).
     public var geometryMargin_m: Double = 0.05
-    /// Preferred-order raycasts ignore infinite-plane hits farther than this outside the plane's boundary, metres.
+    /// Preferred-order raycasts ignore infinite-plane hits farther than this outside the plane's boundary, and do
+    /// not snap an estimated plane onto a plane there, metres.
     public var maxInfiniteExtension_m: Double = 3
     /// Estimated-plane raycast tuning.
     public var estimatedPlane = EstimatedPlaneOptions()
@@ -198,11 +199,11 @@ public final class WorldSession {
 
     /// The first hit of `ray` trying the targets in order (e.g. geometry, then estimated, then infinite), with
     /// two refinements for sparse maps:
-    /// - an `estimatedPlane` hit that agrees with a detected plane is snapped onto that plane (reported as
-    ///   `existingPlaneInfinite` with its id); one that agrees with none yields to an infinite-plane hit that
-    ///   landmarks around the hit point confirm (when `existingPlaneInfinite` is also allowed), and is not used at
-    ///   all when the ray meets it more than `EstimatedPlaneOptions.maxStandaloneIncidence_deg` from head-on and it
-    ///   is not level;
+    /// - an `estimatedPlane` hit that agrees with a detected plane is snapped onto that plane (at most
+    ///   `maxInfiniteExtension_m` outside its polygon; reported as `existingPlaneInfinite` with its id); one that
+    ///   agrees with none yields to an infinite-plane hit that landmarks around the hit point confirm (when
+    ///   `existingPlaneInfinite` is also allowed), and is not used at all when the ray meets it more than
+    ///   `EstimatedPlaneOptions.maxStandaloneIncidence_deg` from head-on and it is not level;
     /// - among `existingPlaneInfinite` hits the one with most landmark support near the hit point wins, then one near
     ///   its plane's mapped boundary, then the largest plane, then the nearest (see `rankInfinite`) — extended planes
     ///   cross the whole room, and a ray towards the floor beyond its mapped part first meets the table's extension.
@@ -243,8 +244,7 @@ public final class WorldSession {
             let n = p.normal_W, d = n.dot(p.T_W_P.translation)
             let support = map.landmarks(near: hit.position_W, radius: 0.3)
                 .filter { abs(n.dot($0.p_W) - d) <= max(0.02, 2.5 * $0.std_m) }.count
-            let q = p.local(hit.position_W)
-            let outside = PlaneGeometry2D.convexContains(p.boundaryLocal, q) ? 0 : PlaneGeometry2D.distance([q], p.boundaryLocal)
+            let outside = extensionOutsideBoundary(hit, plane: p)
             return (hit, support, outside <= 0.3 ? 0 : (outside <= options.maxInfiniteExtension_m ? 1 : 2), p.area_m2)
         }.filter { $0.far < 2 }
         return scored.min {
@@ -256,7 +256,10 @@ public final class WorldSession {
     /// up to 30°, `EstimatedPlaneOptions.snapAngle_deg`; offset within max(10 cm, 3 σ)) is replaced by the hit on that
     /// plane's infinite extension, which many more landmarks support; `nil` when no plane agrees. (The courtyard, 30 s
     /// stereo: a fit to two ground points and a bench's, σ 10–15 cm, tilted 18° with a normal σ of 9°, met the
-    /// ground 0.74 m short of a bench's foot, +131 % on its height.)
+    /// ground 0.74 m short of a bench's foot, +131 % on its height.) A plane whose hit would lie more than
+    /// `maxInfiniteExtension_m` outside its mapped polygon does not count, as in `rankInfinite`: agreement there is
+    /// a coincidence of levels (the courtyard: a planter's top corner snapped onto the fountain top's level 5.6 m
+    /// from its polygon, +15 % along the ray).
     func snapToExistingPlane(_ hit: RaycastResult, ray: WorldRay) -> RaycastResult? {
         let n = hit.normal_W
         let o = options.estimatedPlane, deg = Double.pi / 180
@@ -264,8 +267,18 @@ public final class WorldSession {
         let agreeing = planes.filter { abs($0.normal_W.dot(n)) > cos(angle) }
             .map { p -> (PlaneAnchor, Double) in (p, abs(p.normal_W.dot(hit.position_W - p.T_W_P.translation))) }
             .filter { $0.1 <= max(0.1, 3 * hit.surfaceStd_m) }
-        guard let best = agreeing.min(by: { $0.1 < $1.1 }) else { return nil }
-        return Raycaster.hitPlanes(ray, planes: [best.0], target: .existingPlaneInfinite, alignment: .any).first
+            .compactMap { p, offset -> (RaycastResult, Double)? in
+                guard let snapped = Raycaster.hitPlanes(ray, planes: [p], target: .existingPlaneInfinite, alignment: .any).first,
+                      extensionOutsideBoundary(snapped, plane: p) <= options.maxInfiniteExtension_m else { return nil }
+                return (snapped, offset)
+            }
+        return agreeing.min(by: { $0.1 < $1.1 })?.0
+    }
+
+    /// How far `hit` lies outside `plane`'s mapped boundary, metres (0 inside it).
+    func extensionOutsideBoundary(_ hit: RaycastResult, plane p: PlaneAnchor) -> Double {
+        let q = p.local(hit.position_W)
+        return PlaneGeometry2D.convexContains(p.boundaryLocal, q) ? 0 : PlaneGeometry2D.distance([q], p.boundaryLocal)
     }
 
     // MARK: User anchors

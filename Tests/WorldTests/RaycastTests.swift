@@ -132,6 +132,33 @@ import Testing
         #expect((raw.position_W - hit.position_W).norm < 0.1)
     }
 
+    @Test func anEstimateFarBeyondAPlanesMappedPartDoesNotSnapOntoIt() throws {
+        // The courtyard's planter inset (docs/ACCURACY.md, "Twenty-sixth round"): an estimate that agrees with a
+        // detected plane 5.6 m outside that plane's mapped polygon was snapped onto it. The snap now obeys the limit
+        // the infinite fallback has always had (`maxInfiniteExtension_m`, 3 m). Floor mapped over [0, 1]²; a cluster
+        // of 10 level landmarks (too few for a plane) 3.5–3.7 m beyond it, 2 cm above the floor's level.
+        func hit(maxInfiniteExtension_m: Double) throws -> (RaycastResult, PlaneAnchor) {
+            var options = WorldOptions()
+            options.maxInfiniteExtension_m = maxInfiniteExtension_m
+            let session = WorldSession(options: options)
+            let cluster = patch(4.5...4.7, 0.4...0.6, z: 0.02, count: 10, firstId: 100, seed: 2)
+            _ = session.process(frameInput(0, landmarks: patch(0...1, 0...1, z: 0, count: 80, firstId: 0, seed: 1) + cluster,
+                                           T_W_C: lookAt(eye: Vec3(3, -1.5, 1.5), target: Vec3(4.6, 0.5, 0))))
+            let floor = try #require(session.planes.first)
+            #expect(session.planes.count == 1)
+            let ray = WorldRay(origin_W: Vec3(3, -1.5, 1.5), direction_W: Vec3(4.6, 0.5, 0.02) - Vec3(3, -1.5, 1.5))
+            return (try #require(session.raycast(ray, preferring: [.existingPlaneGeometry, .estimatedPlane, .existingPlaneInfinite])), floor)
+        }
+        // Beyond the limit: the estimate itself answers (level, so used at any incidence), at the cluster's level.
+        let (kept, _) = try hit(maxInfiniteExtension_m: WorldOptions().maxInfiniteExtension_m)
+        #expect(kept.target == .estimatedPlane)
+        #expect(abs(kept.position_W.z - 0.02) < 0.01)
+        // Control: with the limit beyond the cluster, the same estimate snaps onto the floor's extension.
+        let (snapped, floor) = try hit(maxInfiniteExtension_m: 10)
+        #expect(snapped.target == .existingPlaneInfinite && snapped.planeId == floor.id)
+        #expect(abs(snapped.position_W.z - floor.height_m) < 1e-9)
+    }
+
     @Test func anEstimateWhoseNormalIsUncertainSnapsWithinItsSigma() throws {
         // Floor mapped over [0, 1]²; 1.5 m away, 8 landmarks of the floor whose errors happen to tilt their fit 19°
         // (z = 0.35 (x − 2.5)) over a 0.4 × 0.3 m patch. Reported with σ 12 cm, the fit's normal is known to some
