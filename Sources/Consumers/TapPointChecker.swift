@@ -39,7 +39,8 @@ public enum ImagePlacement: Equatable {
 ///    0.30 m on the V1_01 render, stereo) or another top's extension;
 /// 1c. **top rims from above**: a hit on a vertical plane's extension above its mapped top edge, on a ray coming
 ///    down from above that edge, fails (`overTopRim`): the ray passed over a face's rim towards the top behind it;
-///    so does one near that edge on a ray coming down too shallowly for a top behind the rim to be measured;
+///    so does one near that edge on a ray coming down too shallowly for a top behind the rim to be measured, or
+///    from a camera at the edge's level (the top seen edge-on);
 /// 2. **depth agreement**: of the landmarks within `rayRadius_px` of the ray, at least one lies at the hit's depth
 ///    (within its own 3 σ, the hit surface's σ, and what the ray's angular width spans on an oblique surface), when
 ///    there are at least `minLandmarks` of them, unless the hit's plane has landmarks of its own around the hit; and
@@ -285,6 +286,13 @@ public struct TapPointChecker: Equatable, Sendable {
                                   rim.plane as NSString, rim.depth_m, where_ as NSString, describe(hit) as NSString, t))
         }
         if let over = overTopRim(of: hit, ray: ray, frame: frame, tolerance: max(minDepthTolerance_m, 3 * surfaceSigma)) {
+            if over.edgeOn {
+                let slope = asin(max(-1, min(1, ray.direction_W.z))) * 180 / Double.pi
+                return .failed(String(format: "at a top rim seen edge-on: the camera is %+.2f m from the level of the mapped top edge of "
+                                      + "the surface under the hit on %@ at %.2f m (%+.2f m from that edge), and the ray runs %+.1f° "
+                                      + "from the horizontal (a top at that level is seen edge-on: the pixel is any point of it)",
+                                      over.cameraAbove_m, describe(hit) as NSString, t, over.above_m, slope))
+            }
             if over.grazing {
                 let descent = asin(min(1, -ray.direction_W.z)) * 180 / Double.pi
                 return .failed(String(format: "at a top rim seen from just above: the hit on %@ at %.2f m lies %+.2f m from that surface's "
@@ -689,17 +697,30 @@ public struct TapPointChecker: Equatable, Sendable {
     /// rim), and a top behind the rim would be met more obliquely than any surface may be (V1_01 30 s, seeds 4 and
     /// 5: the cabinet top's far corners, seen from 11 cm above the top at 1.5 m, 4–6° below the horizontal, met the
     /// front's extension 7–13 cm above its mapped top, inside the face's 14 cm tolerance, and measured 0.075 m for
-    /// 0.80 m). Hits inside the polygon, or well below its top, or from a camera under the edge (a wall above head
-    /// height) are not concerned. `nil` when it does not apply.
+    /// 0.80 m).
+    ///
+    /// So does a hit there from a camera at the level of the mapped top edge (up to `tolerance` above it, up to
+    /// `minDepthTolerance_m` below it) on a ray as shallow, rising or falling (`edgeOn`): a top at that level is seen
+    /// edge-on, and every point of it, from its near rim to its far corner, lies on the tapped pixel (V1_01
+    /// arrangement 67, mono: the cabinet top's far corners, tapped from a camera 3 mm above the top's level, met the
+    /// side facing the camera 0.8 m nearer, −42 % and −40 %). Hits inside the polygon, or well below its top, or from a camera well under the edge (a wall
+    /// above head height) are not concerned. `nil` when it does not apply.
     func overTopRim(of hit: RaycastResult, ray: WorldRay, frame: WorldFrame, tolerance: Double)
-        -> (above_m: Double, cameraAbove_m: Double, grazing: Bool)? {
-        guard hit.target == .existingPlaneInfinite, hit.alignment == .vertical, ray.direction_W.z < 0, let id = hit.planeId,
+        -> (above_m: Double, cameraAbove_m: Double, grazing: Bool, edgeOn: Bool)? {
+        guard hit.target == .existingPlaneInfinite, hit.alignment == .vertical, let id = hit.planeId,
               let p = frame.session.planeTracker.plane(id: id), let top = p.boundary.map(\.z).max() else { return nil }
         let above = hit.position_W.z - top, cameraAbove = ray.origin_W.z - top
-        guard cameraAbove > 0 else { return nil }
-        if above > tolerance { return (above, cameraAbove, false) }
-        // The cosine of the incidence on a horizontal top is the ray's descent, −direction.z.
-        if above > -tolerance, -ray.direction_W.z < cos(maxIncidence_deg * Double.pi / 180) { return (above, cameraAbove, true) }
+        // The cosine of the incidence on a horizontal top is the ray's slope, |direction.z|.
+        let shallow = abs(ray.direction_W.z) < cos(maxIncidence_deg * Double.pi / 180)
+        if ray.direction_W.z < 0, cameraAbove > 0 {
+            if above > tolerance { return (above, cameraAbove, false, false) }
+            if above > -tolerance, shallow { return (above, cameraAbove, true, false) }
+        }
+        // Level with the edge: up to `tolerance` above it, and no more than `minDepthTolerance_m` below it (a mapped top
+        // edge lies at or under the true one, which a camera further under it cannot see at all).
+        if cameraAbove <= tolerance, cameraAbove >= -minDepthTolerance_m, above > -tolerance, shallow {
+            return (above, cameraAbove, true, true)
+        }
         return nil
     }
 

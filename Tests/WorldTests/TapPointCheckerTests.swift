@@ -393,6 +393,26 @@ import Testing
                                    ray: faceHit(Vec3(1.1, -0.4, mappedTop + 0.04), from: eye).1, frame: f, tolerance: 0.14) == nil)
         #expect(checker.overTopRim(of: faceHit(Vec3(1.1, -0.4, mappedTop - 0.3), from: grazingEye).0,
                                    ray: faceHit(Vec3(1.1, -0.4, mappedTop - 0.3), from: grazingEye).1, frame: f, tolerance: 0.14) == nil)
+
+        // Edge-on (V1_01 arrangement 67, mono: a cabinet top's far corners tapped from a camera 3 mm above its level
+        // met the side facing the camera, −42 %): from a camera at the mapped top's level 1.5 m in front, the ray to
+        // a hit 2 cm above the mapped top rises 0.8°; a top at that level is seen edge-on, whichever way the ray runs.
+        let levelEye = Vec3(1.1, -1.9, mappedTop)
+        let (eHit, eRay) = faceHit(Vec3(1.1, -0.4, mappedTop + 0.02), from: levelEye)
+        #expect(eRay.direction_W.z > 0)
+        let edgeOn = try #require(checker.overTopRim(of: eHit, ray: eRay, frame: f, tolerance: 0.14))
+        #expect(edgeOn.edgeOn && abs(edgeOn.cameraAbove_m) < 1e-9)
+        if case let .failed(why) = checker.check(eHit, ray: eRay, pixel: Vec2(376, 240), frame: f, raycast: { _ in eHit }) {
+            #expect(why.contains("at a top rim seen edge-on"), "\(why)")
+        } else {
+            Issue.record("a hit at a face's top, seen from the level of its rim, was measured")
+        }
+        // Control: the same hit from a camera 6 cm under the mapped top, 3 m in front (the ray rises 1.5°, as shallow,
+        // and 6 cm is inside the 14 cm tolerance, but a camera more than 3 cm under a mapped top edge is under the
+        // true top too: it sees the face, not a top).
+        let underEye = Vec3(1.1, -3.4, mappedTop - 0.06)
+        #expect(checker.overTopRim(of: faceHit(Vec3(1.1, -0.4, mappedTop + 0.02), from: underEye).0,
+                                   ray: faceHit(Vec3(1.1, -0.4, mappedTop + 0.02), from: underEye).1, frame: f, tolerance: 0.14) == nil)
     }
 
     @Test func aTapBesideStructureNoPlaneHoldsFails() throws {
