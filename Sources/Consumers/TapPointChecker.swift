@@ -703,8 +703,8 @@ public struct TapPointChecker: Equatable, Sendable {
     /// `minDepthTolerance_m` below it) on a ray as shallow, rising or falling (`edgeOn`): a top at that level is seen
     /// edge-on, and every point of it, from its near rim to its far corner, lies on the tapped pixel (V1_01
     /// arrangement 67, mono: the cabinet top's far corners, tapped from a camera 3 mm above the top's level, met the
-    /// side facing the camera 0.8 m nearer, −42 % and −40 %). Hits inside the polygon, or well below its top, or from a camera well under the edge (a wall
-    /// above head height) are not concerned. `nil` when it does not apply.
+    /// side facing the camera 0.8 m nearer, −42 % and −40 %). Hits inside the polygon, or well below its top, or
+    /// from a camera well under the edge (a wall above head height) are not concerned. `nil` when it does not apply.
     func overTopRim(of hit: RaycastResult, ray: WorldRay, frame: WorldFrame, tolerance: Double)
         -> (above_m: Double, cameraAbove_m: Double, grazing: Bool, edgeOn: Bool)? {
         guard hit.target == .existingPlaneInfinite, hit.alignment == .vertical, let id = hit.planeId,
