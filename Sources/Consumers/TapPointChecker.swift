@@ -680,9 +680,7 @@ public struct TapPointChecker: Equatable, Sendable {
     func distanceOutsideBoundary(_ hit: RaycastResult, frame: WorldFrame) -> Double? {
         guard hit.target == .existingPlaneGeometry, let id = hit.planeId,
               let p = frame.session.planeTracker.plane(id: id), p.boundaryLocal.count >= 3 else { return nil }
-        let q = p.local(hit.position_W)
-        if PlaneGeometry2D.convexContains(p.boundaryLocal, q) { return 0 }
-        return PlaneGeometry2D.nearestBoundaryPoint(p.boundaryLocal, to: q).map { ($0 - q).norm }
+        return p.distanceOutsideBoundary(hit.position_W)
     }
 
     /// A hit on the infinite extension of a vertical plane above that plane's mapped top edge (by more than

@@ -88,6 +88,13 @@ public struct PlaneAnchor: Equatable, Sendable {
     }
     /// The world point of local plane coordinates.
     public func world(_ local: Vec2) -> Vec3 { T_W_P.act(Vec3(local.x, local.y, 0)) }
+    /// How far the world point's projection lies outside the boundary, metres (0 inside it; infinite for a plane
+    /// with no boundary).
+    public func distanceOutsideBoundary(_ p_W: Vec3) -> Double {
+        let q = local(p_W)
+        if PlaneGeometry2D.convexContains(boundaryLocal, q) { return 0 }
+        return PlaneGeometry2D.nearestBoundaryPoint(boundaryLocal, to: q).map { ($0 - q).norm } ?? .infinity
+    }
     /// True when the world point's projection lies inside the boundary (tolerance in metres).
     public func boundaryContains(_ p_W: Vec3, tolerance: Double = 1e-6) -> Bool {
         PlaneGeometry2D.convexContains(boundaryLocal, local(p_W), tolerance: tolerance)

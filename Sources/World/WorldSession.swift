@@ -244,7 +244,7 @@ public final class WorldSession {
             let n = p.normal_W, d = n.dot(p.T_W_P.translation)
             let support = map.landmarks(near: hit.position_W, radius: 0.3)
                 .filter { abs(n.dot($0.p_W) - d) <= max(0.02, 2.5 * $0.std_m) }.count
-            let outside = extensionOutsideBoundary(hit, plane: p)
+            let outside = p.distanceOutsideBoundary(hit.position_W)
             return (hit, support, outside <= 0.3 ? 0 : (outside <= options.maxInfiniteExtension_m ? 1 : 2), p.area_m2)
         }.filter { $0.far < 2 }
         return scored.min {
@@ -269,17 +269,12 @@ public final class WorldSession {
             .filter { $0.1 <= max(0.1, 3 * hit.surfaceStd_m) }
             .compactMap { p, offset -> (RaycastResult, Double)? in
                 guard let snapped = Raycaster.hitPlanes(ray, planes: [p], target: .existingPlaneInfinite, alignment: .any).first,
-                      extensionOutsideBoundary(snapped, plane: p) <= options.maxInfiniteExtension_m else { return nil }
+                      p.distanceOutsideBoundary(snapped.position_W) <= options.maxInfiniteExtension_m else { return nil }
                 return (snapped, offset)
             }
         return agreeing.min(by: { $0.1 < $1.1 })?.0
     }
 
-    /// How far `hit` lies outside `plane`'s mapped boundary, metres (0 inside it).
-    func extensionOutsideBoundary(_ hit: RaycastResult, plane p: PlaneAnchor) -> Double {
-        let q = p.local(hit.position_W)
-        return PlaneGeometry2D.convexContains(p.boundaryLocal, q) ? 0 : PlaneGeometry2D.distance([q], p.boundaryLocal)
-    }
 
     // MARK: User anchors
 

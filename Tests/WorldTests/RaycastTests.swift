@@ -132,6 +132,20 @@ import Testing
         #expect((raw.position_W - hit.position_W).norm < 0.1)
     }
 
+    @Test func distanceOutsideAPlanesBoundaryIsMeasuredInItsPlane() {
+        // A 1 m square table top at z = 0.75 centred at (2, 0): the distance is taken in the plane, after projection.
+        let top = PlaneAnchor(restoring: "plane-1", alignment: .horizontal, classification: .table,
+                              T_W_P: SE3(rotation: .identity, translation: Vec3(2, 0, 0.75)),
+                              boundaryLocal: [Vec2(-0.5, -0.5), Vec2(0.5, -0.5), Vec2(0.5, 0.5), Vec2(-0.5, 0.5)],
+                              offset_m: 0.75, offsetStd_m: 0.01, pointCount: 40, t_ns: 0)
+        #expect(top.distanceOutsideBoundary(Vec3(2.2, 0.1, 0.3)) == 0)
+        #expect(abs(top.distanceOutsideBoundary(Vec3(4.5, 0, 0.75)) - 2) < 1e-12)
+        #expect(abs(top.distanceOutsideBoundary(Vec3(3.5, 1.5, 2)) - 2.squareRoot()) < 1e-12)
+        let empty = PlaneAnchor(restoring: "plane-2", alignment: .horizontal, classification: .floor, T_W_P: .identity,
+                                boundaryLocal: [], offset_m: 0, offsetStd_m: 0.01, pointCount: 0, t_ns: 0)
+        #expect(empty.distanceOutsideBoundary(Vec3(0, 0, 0)) == .infinity)
+    }
+
     @Test func anEstimateFarBeyondAPlanesMappedPartDoesNotSnapOntoIt() throws {
         // The courtyard's planter inset (docs/ACCURACY.md, "Twenty-sixth round"): an estimate that agrees with a
         // detected plane 5.6 m outside that plane's mapped polygon was snapped onto it. The snap now obeys the limit
