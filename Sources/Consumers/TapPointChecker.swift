@@ -41,6 +41,9 @@ public enum ImagePlacement: Equatable {
 ///    down from above that edge, fails (`overTopRim`): the ray passed over a face's rim towards the top behind it;
 ///    so does one near that edge on a ray coming down too shallowly for a top behind the rim to be measured, or
 ///    from a camera at the edge's level (the top seen edge-on);
+/// 1d. **hidden feet**: a hit on a vertical plane's extension at or under the lower edge of its mapped part, where
+///    that edge stands clear of the floor, on a ray coming down too shallowly to measure a top at that edge's level,
+///    fails (`atHiddenFoot`): what hides the face under that edge from the views that mapped it may be such a top;
 /// 2. **depth agreement**: of the landmarks within `rayRadius_px` of the ray, at least one lies at the hit's depth
 ///    (within its own 3 σ, the hit surface's σ, and what the ray's angular width spans on an oblique surface), when
 ///    there are at least `minLandmarks` of them, unless the hit's plane has landmarks of its own around the hit; and
@@ -303,6 +306,14 @@ public struct TapPointChecker: Equatable, Sendable {
             return .failed(String(format: "over a top rim: the hit on %@ at %.2f m lies %.2f m above that surface's mapped top edge, "
                                   + "seen from %.2f m above it (the ray came down past the edge: what it meets there may be the top)",
                                   describe(hit) as NSString, t, over.above_m, over.cameraAbove_m))
+        }
+        if let foot = atHiddenFoot(of: hit, ray: ray, frame: frame, tolerance: max(minDepthTolerance_m, 3 * surfaceSigma)) {
+            let descent = asin(min(1, -ray.direction_W.z)) * 180 / Double.pi
+            return .failed(String(format: "at a hidden foot seen from just above: the hit on %@ at %.2f m lies %+.2f m from the lower "
+                                  + "edge of that surface's mapped part, which stands %.2f m above the floor, and the ray comes down "
+                                  + "%.1f° below the horizontal (what hides the surface under that edge may be a top at its level, met "
+                                  + "more than %.0f° from head-on)", describe(hit) as NSString, t, foot.above_m,
+                                  foot.footAboveFloor_m, descent, maxIncidence_deg))
         }
         let map = frame.session.map
         // Where the map is sparse the search widens once, to twice the radius (still within a few degrees).
@@ -720,6 +731,30 @@ public struct TapPointChecker: Equatable, Sendable {
             return (above, cameraAbove, true, true)
         }
         return nil
+    }
+
+    /// A hit on a vertical plane's infinite extension less than `tolerance` above the lower edge of its mapped part
+    /// (or under it), where that edge stands more than `tolerance` above the floor, on a ray coming down less steeply
+    /// than 90° − `maxIncidence_deg`: `above_m` is the hit's height over that edge (negative under it), metres, and
+    /// `footAboveFloor_m` the edge's height over the floor plane.
+    ///
+    /// A face's landmarks stop above the floor where something in front hid the face from the views that mapped it
+    /// (a cabinet before a wall, its top at that edge's level). A ray this shallow that reaches the face there has
+    /// passed over that something as over a rim, and a top at the edge's level would be met more obliquely than any
+    /// surface may be: the map cannot tell whether the tap is on the face or on that top (V1_01 arrangement 29,
+    /// stereo: the cabinet top's far corners, seen 5–6° from above, met the wall behind 2–8 cm under the lower edge of
+    /// its mapped part, which stood 1.0 m above the floor, 0.45–0.96 m behind the corners: +60 % and +85 %). A face
+    /// mapped down to the floor is not concerned (its foot is the floor's edge, nothing hides it), nor is a hit
+    /// clearly above the lower edge, nor one on a steeper ray. `nil` when it does not apply, or when no floor is known.
+    func atHiddenFoot(of hit: RaycastResult, ray: WorldRay, frame: WorldFrame, tolerance: Double)
+        -> (above_m: Double, footAboveFloor_m: Double)? {
+        guard hit.target == .existingPlaneInfinite, hit.alignment == .vertical, let id = hit.planeId,
+              ray.direction_W.z < 0, -ray.direction_W.z < cos(maxIncidence_deg * Double.pi / 180),
+              let p = frame.session.planeTracker.plane(id: id), let foot = p.boundary.map(\.z).min(),
+              let floor = frame.planes.first(where: { $0.classification == .floor }) else { return nil }
+        let above = hit.position_W.z - foot, footAboveFloor = foot - floor.height_m
+        guard footAboveFloor > tolerance, above < tolerance else { return nil }
+        return (above, footAboveFloor)
     }
 
     /// True for a hit on the infinite extension of a plane other than the floor: a top or a wall piece ends where

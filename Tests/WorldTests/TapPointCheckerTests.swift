@@ -415,6 +415,61 @@ import Testing
                                    ray: faceHit(Vec3(1.1, -0.4, mappedTop + 0.02), from: underEye).1, frame: f, tolerance: 0.14) == nil)
     }
 
+    @Test func aHitAtAFacesHiddenFootOnAShallowRayFails() throws {
+        // A wall piece 1 m behind the table's far edge, mapped from `foot` up to 1.6 m (the wall above a cabinet that
+        // hides it under `foot`), in the room with its floor.
+        func world(foot: Double) throws -> (WorldFrame, PlaneAnchor) {
+            let session = WorldSession()
+            var gen = RoomLandmarks(seed: 5)
+            var frame: WorldFrame?
+            for i in 0..<30 {
+                let face = gen.points({ r in Vec3(r.uniform(0.5, 1.7), 1.4, r.uniform(foot, 1.6)) }, count: 12)
+                frame = session.process(frameInput(i, landmarks: gen.batch(floor: 150, table: 0, wall: 15) + face))
+            }
+            let f = try #require(frame)
+            let face = try #require(f.planes.first {
+                $0.alignment == .vertical && abs($0.normal_W.y) > 0.9 && abs($0.T_W_P.translation.y - 1.4) < 0.05
+            })
+            return (f, face)
+        }
+        func faceHit(_ face: PlaneAnchor, _ p: Vec3, from eye: Vec3) -> (RaycastResult, WorldRay) {
+            let ray = WorldRay(origin_W: eye, direction_W: (p - eye).normalized)
+            return (RaycastResult(T_W_Hit: SE3(rotation: face.T_W_P.rotation, translation: p), distance_m: (p - eye).norm,
+                                  target: .existingPlaneInfinite, alignment: .vertical, planeId: face.id,
+                                  surfaceStd_m: face.offsetStd_m, incidenceCosine: abs(face.normal_W.dot(ray.direction_W))), ray)
+        }
+        let checker = TapPointChecker()
+        let (f, face) = try world(foot: 1.0)
+        let foot = try #require(face.boundary.map(\.z).min())
+        #expect(foot > 0.95 && foot < 1.1)
+        // V1_01 arrangement 29, stereo: a cabinet top's far corners, seen 5–6° from above, met the wall behind it just
+        // under its mapped part (+60 %, +85 %). Here: from 4.4 m in front and 30 cm above the foot, the ray to a hit
+        // 3 cm under it comes down 4.3°.
+        let shallowEye = Vec3(1.1, -3.0, foot + 0.3)
+        let (hit, ray) = faceHit(face, Vec3(1.1, 1.4, foot - 0.03), from: shallowEye)
+        let hidden = try #require(checker.atHiddenFoot(of: hit, ray: ray, frame: f, tolerance: 0.1))
+        #expect(abs(hidden.above_m + 0.03) < 1e-6 && abs(hidden.footAboveFloor_m - foot) < 0.02)
+        if case let .failed(why) = checker.check(hit, ray: ray, pixel: Vec2(376, 240), frame: f, raycast: { _ in hit }) {
+            #expect(why.contains("at a hidden foot seen from just above"), "\(why)")
+        } else {
+            Issue.record("a hit at a face's hidden foot, on a ray grazing over what hides it, was measured")
+        }
+        // Controls: the same hit on a ray coming down 17° (a top at the foot's level would be met at 73°, measurable);
+        // a hit 30 cm above the foot from the shallow eye; and a face mapped down to the floor, whose foot nothing hides.
+        let steepEye = Vec3(1.1, 0.0, foot + 0.4)
+        #expect(checker.atHiddenFoot(of: faceHit(face, Vec3(1.1, 1.4, foot - 0.03), from: steepEye).0,
+                                     ray: faceHit(face, Vec3(1.1, 1.4, foot - 0.03), from: steepEye).1, frame: f, tolerance: 0.1) == nil)
+        #expect(checker.atHiddenFoot(of: faceHit(face, Vec3(1.1, 1.4, foot + 0.3), from: shallowEye).0,
+                                     ray: faceHit(face, Vec3(1.1, 1.4, foot + 0.3), from: shallowEye).1, frame: f, tolerance: 0.1) == nil)
+        let (g, wholeFace) = try world(foot: 0)
+        let floorFoot = try #require(wholeFace.boundary.map(\.z).min())
+        #expect(floorFoot < 0.1)
+        let lowEye = Vec3(1.1, -3.0, floorFoot + 0.3)
+        #expect(checker.atHiddenFoot(of: faceHit(wholeFace, Vec3(1.1, 1.4, floorFoot + 0.02), from: lowEye).0,
+                                     ray: faceHit(wholeFace, Vec3(1.1, 1.4, floorFoot + 0.02), from: lowEye).1, frame: g,
+                                     tolerance: 0.1) == nil)
+    }
+
     @Test func aTapBesideStructureNoPlaneHoldsFails() throws {
         // A floor tap, and two landmarks of something no plane holds (a box's side face mapped by a point or two)
         // `offset_px` to the side of its pixel at `fraction` of the hit's depth.
