@@ -127,7 +127,10 @@ public final class WorldSession {
         return events
     }
 
-    /// Re-poses user anchors attached to refined planes and re-attaches those on merged planes.
+    /// Re-poses user anchors attached to refined planes and re-attaches those on merged planes. An anchor is reported
+    /// as updated when it has moved more than `anchorUpdateThreshold_m` since its last report, and whenever the plane
+    /// it is attached to changes (re-attached to a merge's survivor, or detached when its plane is gone), however
+    /// little it moved: the stream's `plane_id` must not go stale.
     private func followPlanes(_ changes: [PlaneChange], at t_ns: TimestampNs) -> [AnchorEvent] {
         var mergedInto: [String: String] = [:]
         for case let .removed(p, into?) in changes { mergedInto[p.id] = into }
@@ -137,8 +140,13 @@ public final class WorldSession {
             var a = userAnchors[i]
             while let into = mergedInto[planeId] { planeId = into }
             guard let plane = planeTracker.plane(id: planeId) else {
-                a.planeId = nil; a.T_P_A = nil; userAnchors[i] = a; continue
+                // Its plane is gone (removed, or merged into one that is gone): it stays where it is, on no plane.
+                a.planeId = nil; a.T_P_A = nil; userAnchors[i] = a
+                events.append(AnchorEvent(change: .updated, t_ns: t_ns, anchor: .user(a)))
+                reportedAnchorPositions_W[a.id] = a.T_W_A.translation
+                continue
             }
+            let reattached = planeId != a.planeId
             if planeId != a.planeId || a.T_P_A == nil {
                 // Re-attach: express in the surviving plane and snap onto it.
                 var rel = plane.T_W_P.inverse * a.T_W_A
@@ -153,7 +161,7 @@ public final class WorldSession {
             a.T_P_A = rel
             let moved = plane.T_W_P * rel
             let lastReported = reportedAnchorPositions_W[a.id] ?? a.T_W_A.translation
-            let changed = (moved.translation - lastReported).norm > options.anchorUpdateThreshold_m
+            let changed = reattached || (moved.translation - lastReported).norm > options.anchorUpdateThreshold_m
             a.T_W_A = moved
             userAnchors[i] = a
             if changed {

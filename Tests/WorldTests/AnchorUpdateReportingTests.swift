@@ -105,4 +105,56 @@ import Testing
         #expect(endZ - startZ > 0.005)
         #expect(updates >= 3)
     }
+
+    /// A user anchor whose plane merges into another is re-attached to the survivor; its record must say so even when
+    /// it moved by less than the update threshold (before, its `plane_id` in the stream stayed the merged plane's).
+    @Test func aUserAnchorReattachedToAMergesSurvivorIsReportedHoweverLittleItMoved() throws {
+        var options = WorldOptions()
+        options.anchorUpdateThreshold_m = 10   // no move is large enough: only the re-attachment can report it
+        let session = WorldSession(options: options)
+        var strips = RoomLandmarks(seed: 13)
+        func patch(_ x: ClosedRange<Double>, _ n: Int) -> [Landmark] { strips.floorStrip(x: x, count: n) }
+        _ = session.process(frameInput(0, landmarks: patch(0...1, 60) + patch(2...3, 60)))
+        let second = try #require(session.planes.first { $0.id == "plane-2" })
+        let anchorId = session.addAnchor(T_W_A: SE3(translation: Vec3(2.5, 0.5, second.height_m)), planeId: second.id, t_ns: 0)
+            .anchor.id
+        var recorded: [String?] = []
+        for i in 1...4 {
+            for e in session.process(frameInput(i * 2, landmarks: patch(1...2, 40))).events
+            where e.anchor.id == anchorId && e.change == .updated {
+                if case let .user(u) = e.anchor { recorded.append(u.planeId) }
+            }
+        }
+        #expect(session.planes.count == 1)
+        let a = try #require(session.userAnchor(id: anchorId))
+        #expect(a.planeId == "plane-1")
+        #expect(recorded == ["plane-1"], "the anchor's updates said \(recorded)")
+    }
+
+    /// A user anchor whose plane is removed (its landmarks aged out) stays where it is, on no plane; its record must
+    /// say so at that frame (before, the stream's last record still named the removed plane).
+    @Test func aUserAnchorWhosePlaneIsRemovedIsReportedDetached() throws {
+        var options = WorldOptions()
+        options.landmarkMaxAge_ns = 1_000_000_000
+        let session = WorldSession(options: options)
+        var gen = RoomLandmarks(seed: 9)
+        let shelf = gen.points({ r in Vec3(r.uniform(-1, 0), r.uniform(-1, 0), 0.4) }, count: 25)
+        _ = session.process(frameInput(0, landmarks: shelf + gen.batch(floor: 60, table: 0, wall: 0)))
+        let shelfPlane = try #require(session.planes.first { abs($0.height_m - 0.4) < 0.02 })
+        let placed = SE3(translation: Vec3(-0.5, -0.5, shelfPlane.height_m))
+        let anchorId = session.addAnchor(T_W_A: placed, planeId: shelfPlane.id, t_ns: 0).anchor.id
+        var detachedAt: Int?, planeRemovedAt: Int?
+        for i in 1...100 {
+            let f = session.process(frameInput(i, landmarks: gen.batch(floor: 20, table: 0, wall: 0)))
+            if f.events.contains(where: { $0.change == .removed && $0.anchor.id == shelfPlane.id }) { planeRemovedAt = i }
+            for e in f.events where e.anchor.id == anchorId && e.change == .updated {
+                if case let .user(u) = e.anchor, u.planeId == nil { detachedAt = i }
+            }
+            if planeRemovedAt != nil { break }
+        }
+        let removed = try #require(planeRemovedAt)
+        #expect(detachedAt == removed)
+        let a = try #require(session.userAnchor(id: anchorId))
+        #expect(a.planeId == nil && (a.T_W_A.translation - placed.translation).norm < 0.02)
+    }
 }
