@@ -742,8 +742,8 @@ public struct TapPointChecker: Equatable, Sendable {
     /// (a cabinet before a wall, its top at that edge's level). A ray this shallow that reaches the face there has
     /// passed over that something as over a rim, and a top at the edge's level would be met more obliquely than any
     /// surface may be: the map cannot tell whether the tap is on the face or on that top (V1_01 arrangement 29,
-    /// stereo: the cabinet top's far corners, seen 5–6° from above, met the wall behind 2–8 cm under the lower edge of
-    /// its mapped part, which stood 1.0 m above the floor, 0.45–0.96 m behind the corners: +60 % and +85 %). A face
+    /// stereo: the cabinet top's far corners, seen 5–6° from above, met the wall behind 3–9 cm under the lower edge of
+    /// its mapped part, which stood 1.06 m above the floor, 0.45–0.96 m behind the corners: +60 % and +85 %). A face
     /// mapped down to the floor is not concerned (its foot is the floor's edge, nothing hides it), nor is a hit
     /// clearly above the lower edge, nor one on a steeper ray. `nil` when it does not apply, or when no floor is known.
     func atHiddenFoot(of hit: RaycastResult, ray: WorldRay, frame: WorldFrame, tolerance: Double)

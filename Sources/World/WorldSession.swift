@@ -147,7 +147,7 @@ public final class WorldSession {
                 continue
             }
             let reattached = planeId != a.planeId
-            if planeId != a.planeId || a.T_P_A == nil {
+            if reattached || a.T_P_A == nil {
                 // Re-attach: express in the surviving plane and snap onto it.
                 var rel = plane.T_W_P.inverse * a.T_W_A
                 rel.translation.z = 0
