@@ -134,13 +134,9 @@ import Testing
     /// A user anchor whose plane is removed (its landmarks aged out) stays where it is, on no plane; its record must
     /// say so at that frame (before, the stream's last record still named the removed plane).
     @Test func aUserAnchorWhosePlaneIsRemovedIsReportedDetached() throws {
-        var options = WorldOptions()
-        options.landmarkMaxAge_ns = 1_000_000_000
-        let session = WorldSession(options: options)
-        var gen = RoomLandmarks(seed: 9)
-        let shelf = gen.points({ r in Vec3(r.uniform(-1, 0), r.uniform(-1, 0), 0.4) }, count: 25)
-        _ = session.process(frameInput(0, landmarks: shelf + gen.batch(floor: 60, table: 0, wall: 0)))
-        let shelfPlane = try #require(session.planes.first { abs($0.height_m - 0.4) < 0.02 })
+        let shelfSeen = try sessionWithAShelfSeenOnce()
+        let session = shelfSeen.session, shelfPlane = shelfSeen.shelf
+        var gen = shelfSeen.gen
         let placed = SE3(translation: Vec3(-0.5, -0.5, shelfPlane.height_m))
         let anchorId = session.addAnchor(T_W_A: placed, planeId: shelfPlane.id, t_ns: 0).anchor.id
         var detachedAt: Int?, planeRemovedAt: Int?

@@ -2,6 +2,7 @@ import Estimation
 import Foundation
 import Geometry
 import Sensors
+import Testing
 @testable import World
 
 
@@ -100,4 +101,18 @@ func runRoom(frames: Int = 30, seed: UInt64 = 1, floor: Int = 40, table: Int = 1
     var out: [WorldFrame] = []
     for i in 0..<frames { out.append(session.process(frameInput(i, landmarks: gen.batch(floor: floor, table: table, wall: wall)))) }
     return (session, out)
+}
+
+/// A session whose landmarks age out after 1 s, after one frame (frame 0) that saw a shelf at 0.4 m (x, y ∈ [−1, 0],
+/// 25 points) and the floor; `gen` goes on from there. Fed the floor alone, the shelf's plane is removed once its
+/// landmarks have aged out and `maxMissedPasses` passes have missed it.
+func sessionWithAShelfSeenOnce() throws -> (session: WorldSession, gen: RoomLandmarks, shelf: PlaneAnchor) {
+    var options = WorldOptions()
+    options.landmarkMaxAge_ns = 1_000_000_000
+    let session = WorldSession(options: options)
+    var gen = RoomLandmarks(seed: 9)
+    let shelf = gen.points({ r in Vec3(r.uniform(-1, 0), r.uniform(-1, 0), 0.4) }, count: 25)
+    _ = session.process(frameInput(0, landmarks: shelf + gen.batch(floor: 60, table: 0, wall: 0)))
+    let plane = try #require(session.planes.first { abs($0.height_m - 0.4) < 0.02 })
+    return (session, gen, plane)
 }

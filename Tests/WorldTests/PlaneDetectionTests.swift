@@ -378,14 +378,10 @@ import Testing
     }
 
     @Test func planeWhoseLandmarksAreGoneIsRemoved() throws {
-        var options = WorldOptions()
-        options.landmarkMaxAge_ns = 1_000_000_000
-        let session = WorldSession(options: options)
-        var gen = RoomLandmarks(seed: 9)
         // A shelf at 0.4 m seen once; the floor seen throughout.
-        let shelf = gen.points({ r in Vec3(r.uniform(-1, 0), r.uniform(-1, 0), 0.4) }, count: 25)
-        _ = session.process(frameInput(0, landmarks: shelf + gen.batch(floor: 60, table: 0, wall: 0)))
-        let shelfPlane = try #require(session.planes.first { abs($0.height_m - 0.4) < 0.02 })
+        let shelfSeen = try sessionWithAShelfSeenOnce()
+        let session = shelfSeen.session, shelfPlane = shelfSeen.shelf
+        var gen = shelfSeen.gen
         var removedAt: Int?
         for i in 1...100 {
             let f = session.process(frameInput(i, landmarks: gen.batch(floor: 20, table: 0, wall: 0)))
