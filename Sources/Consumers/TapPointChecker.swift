@@ -719,8 +719,7 @@ public struct TapPointChecker: Equatable, Sendable {
         guard hit.target == .existingPlaneInfinite, hit.alignment == .vertical, let id = hit.planeId,
               let p = frame.session.planeTracker.plane(id: id), let top = p.boundary.map(\.z).max() else { return nil }
         let above = hit.position_W.z - top, cameraAbove = ray.origin_W.z - top
-        // The cosine of the incidence on a horizontal top is the ray's slope, |direction.z|.
-        let shallow = abs(ray.direction_W.z) < cos(maxIncidence_deg * Double.pi / 180)
+        let shallow = grazesHorizontal(ray)
         if ray.direction_W.z < 0, cameraAbove > 0 {
             if above > tolerance { return (above, cameraAbove, false, false) }
             if above > -tolerance, shallow { return (above, cameraAbove, true, false) }
@@ -744,17 +743,27 @@ public struct TapPointChecker: Equatable, Sendable {
     /// surface may be: the map cannot tell whether the tap is on the face or on that top (V1_01 arrangement 29,
     /// stereo: the cabinet top's far corners, seen 5–6° from above, met the wall behind 3–9 cm under the lower edge of
     /// its mapped part, which stood 1.06 m above the floor, 0.45–0.96 m behind the corners: +60 % and +85 %). A face
-    /// mapped down to the floor is not concerned (its foot is the floor's edge, nothing hides it), nor is a hit
-    /// clearly above the lower edge, nor one on a steeper ray. `nil` when it does not apply, or when no floor is known.
+    /// mapped down to within `tolerance` of the floor is not concerned (its foot is the floor's edge, nothing hides
+    /// it), nor is a hit clearly above the lower edge, nor one on a steeper ray. Walls whose landmarks stop a little
+    /// above the floor (7–16 cm on the V1_01 renders, beyond a stereo 3 σ) are concerned only on rays this shallow:
+    /// a wall's foot tapped from farther than about 7 m at eye height fails. `nil` when it does not apply, or when no
+    /// floor is known.
     func atHiddenFoot(of hit: RaycastResult, ray: WorldRay, frame: WorldFrame, tolerance: Double)
         -> (above_m: Double, footAboveFloor_m: Double)? {
         guard hit.target == .existingPlaneInfinite, hit.alignment == .vertical, let id = hit.planeId,
-              ray.direction_W.z < 0, -ray.direction_W.z < cos(maxIncidence_deg * Double.pi / 180),
+              ray.direction_W.z < 0, grazesHorizontal(ray),
               let p = frame.session.planeTracker.plane(id: id), let foot = p.boundary.map(\.z).min(),
               let floor = frame.planes.first(where: { $0.classification == .floor }) else { return nil }
         let above = hit.position_W.z - foot, footAboveFloor = foot - floor.height_m
         guard footAboveFloor > tolerance, above < tolerance else { return nil }
         return (above, footAboveFloor)
+    }
+
+    /// True when `ray` runs so close to the horizontal, rising or falling, that a horizontal surface would be met more
+    /// than `maxIncidence_deg` from head-on (the cosine of that incidence is the ray's slope, |direction.z|): a top
+    /// the ray may be meeting cannot be measured from here.
+    func grazesHorizontal(_ ray: WorldRay) -> Bool {
+        abs(ray.direction_W.z) < cos(maxIncidence_deg * Double.pi / 180)
     }
 
     /// True for a hit on the infinite extension of a plane other than the floor: a top or a wall piece ends where

@@ -283,7 +283,6 @@ public final class WorldSession {
         return agreeing.min(by: { $0.1 < $1.1 })?.0
     }
 
-
     // MARK: User anchors
 
     /// Adds a user anchor at a raycast hit (attached to the hit's plane, if any). Returns its `anchor.added` event.
