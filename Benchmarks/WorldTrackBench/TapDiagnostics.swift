@@ -13,7 +13,9 @@ import World
 /// (`SeeThroughTest`), the detector's candidates on the frame's map without the see-through check, with their
 /// witnesses, for each landmark near the ray the surface it lies on and its depth error in metres and in its σ, and
 /// for the whole map in view (8 m) how its σ compares with its depth errors (median and 90 % of |e|/σ: 0.67 and 1.64
-/// for an honest Gaussian σ). `WT_TAP_DIAG_DIR=DIR` also writes `DIR/LABEL.txt`: the whole map (`L id x y z σ`), the planes
+/// for an honest Gaussian σ), with its depth error against the nearest surface along each ray (`nearestDepthError`) and
+/// with its distance to the nearest scene surface (`surfaceDistance`): the first-surface depth error jumps to the surface
+/// behind wherever a landmark sits on a silhouette. `WT_TAP_DIAG_DIR=DIR` also writes `DIR/LABEL.txt`: the whole map (`L id x y z σ`), the planes
 /// (`P id alignment normal offset band boundary…`) and the rays (`R pixel origin direction truePoint`). A debugging aid
 /// (docs/ACCURACY.md, "World on real motion").
 enum TapDiagnostics {
@@ -24,6 +26,53 @@ enum TapDiagnostics {
         let x = T_true_est.act(p_W), c = T_true_est.act(c_W)
         guard let hit = scene.raycast(origin_W: c, direction_W: x - c) else { return nil }
         return (x - c).norm - hit.distance
+    }
+
+    /// A landmark's distance to the nearest scene surface, metres: the landmark taken into the truth with this frame's
+    /// pose correspondence `T_true_est`, then the distance to the closest point of any surface's polygon. Unlike
+    /// `depthError` it does not jump at a silhouette: a landmark on a table's rim whose ray from the camera passes
+    /// just past the rim is measured against the rim, not against the floor behind it. It sees only the part of the
+    /// error that takes the point off its surface (not a slide along it), so it is a lower bound on the error.
+    static func surfaceDistance(_ p_W: Vec3, T_true_est: SE3, scene: Scene) -> Double {
+        let x = T_true_est.act(p_W)
+        var best = Double.infinity
+        for s in scene.surfaces {
+            let dn = s.normal_W.dot(x) - s.offset
+            let q = s.planeCoordinates(x)
+            var outside = 0.0
+            if !s.contains(planePoint: q) {
+                outside = Double.infinity
+                let c = s.corners2D
+                for i in c.indices {
+                    let a = c[i], e = c[(i + 1) % c.count] - a
+                    let u = max(0, min(1, (q - a).dot(e) / max(e.dot(e), 1e-18)))
+                    outside = min(outside, (q - (a + u * e)).norm)
+                }
+            }
+            best = min(best, (dn * dn + outside * outside).squareRoot())
+        }
+        return best
+    }
+
+    /// A landmark's depth error against the nearest surface along its ray, metres: as `depthError` (the landmark taken
+    /// into the truth with `T_true_est`, the ray from the true camera centre towards it), but against whichever surface
+    /// the ray crosses (inside its polygon, within `margin_m`) nearest the landmark's depth, not only the first one it
+    /// meets: a landmark on a table's rim whose ray passes just past the rim is measured against the table top, not
+    /// against the floor behind it. `nil` when the ray crosses no surface.
+    static func nearestDepthError(_ p_W: Vec3, T_true_est: SE3, cameraCentre c_W: Vec3, scene: Scene, margin_m: Double = 0.02) -> Double? {
+        let x = T_true_est.act(p_W), c = T_true_est.act(c_W)
+        let depth = (x - c).norm
+        guard depth > 1e-9 else { return nil }
+        let u = (x - c) / depth
+        var best: Double?
+        for s in scene.surfaces {
+            let dn = s.normal_W.dot(u)
+            guard abs(dn) > 1e-9 else { continue }
+            let t = (s.offset - s.normal_W.dot(c)) / dn
+            guard t > 0, s.contains(planePoint: s.planeCoordinates(c + t * u), tolerance: margin_m) else { continue }
+            if best.map({ abs(depth - t) < abs($0) }) ?? true { best = depth - t }
+        }
+        return best
     }
 
     static let wanted: Set<String>? = ProcessInfo.processInfo.environment["WT_TAP_DIAG"].map { Set($0.split(separator: ",").map(String.init)) }
@@ -128,18 +177,28 @@ enum TapDiagnostics {
         // within 8 m (the true surface along the true camera's ray through the landmark, this frame's pose error
         // taken out: what a tap from this frame would inherit).
         if let scene, let T = T_true_est {
-            var ratios: [Double] = [], errors: [Double] = [], sigmas: [Double] = []
+            var ratios: [Double] = [], errors: [Double] = [], sigmas: [Double] = [], offRatios: [Double] = [], nearRatios: [Double] = []
             for l in frame.session.map.all {
                 let v = frame.T_W_C.inverse.act(l.p_W)
                 guard v.z > 0.2, v.norm < 8 else { continue }
                 guard let e = Self.depthError(l.p_W, T_true_est: T, cameraCentre: frame.T_W_C.translation, scene: scene) else { continue }
                 ratios.append(abs(e) / l.std_m); errors.append(abs(e)); sigmas.append(l.std_m)
+                offRatios.append(Self.surfaceDistance(l.p_W, T_true_est: T, scene: scene) / l.std_m)
+                if let n = Self.nearestDepthError(l.p_W, T_true_est: T, cameraCentre: frame.T_W_C.translation, scene: scene) {
+                    nearRatios.append(abs(n) / l.std_m)
+                }
             }
             if !ratios.isEmpty {
                 func q(_ a: [Double], _ f: Double) -> Double { let b = a.sorted(); return b[min(b.count - 1, Int(f * Double(b.count)))] }
                 s += String(format: "  map σ against the truth: %d landmarks, σ median %.3f m, |depth error| median %.3f m (90 %% %.3f), |e|/σ median %.2f (90 %% %.2f), beyond 3 σ %d\n",
                             ratios.count, q(sigmas, 0.5), q(errors, 0.5), q(errors, 0.9), q(ratios, 0.5), q(ratios, 0.9),
                             ratios.filter { $0 > 3 }.count)
+                s += String(format: "  map σ against the nearest surface (a lower bound; no jump at silhouettes): distance/σ median %.2f (90 %% %.2f), beyond 3 σ %d\n",
+                            q(offRatios, 0.5), q(offRatios, 0.9), offRatios.filter { $0 > 3 }.count)
+                if !nearRatios.isEmpty {
+                    s += String(format: "  map σ against the depth of the nearest surface along each ray (`nearestDepthError`): %d landmarks, |e|/σ median %.2f (90 %% %.2f), beyond 3 σ %d\n",
+                                nearRatios.count, q(nearRatios, 0.5), q(nearRatios, 0.9), nearRatios.filter { $0 > 3 }.count)
+                }
             }
         }
         log(s)
