@@ -173,33 +173,11 @@ enum TapDiagnostics {
                 s += "\n"
             }
         }
-        // How the map's σ compares with its landmarks' true depth errors, over every landmark in front of the camera
-        // within 8 m (the true surface along the true camera's ray through the landmark, this frame's pose error
-        // taken out: what a tap from this frame would inherit).
+        // How the map's σ compares with its landmarks' true depth errors (`MapSigmaCheck`).
         if let scene, let T = T_true_est {
-            var ratios: [Double] = [], errors: [Double] = [], sigmas: [Double] = [], offRatios: [Double] = [], nearRatios: [Double] = []
-            for l in frame.session.map.all {
-                let v = frame.T_W_C.inverse.act(l.p_W)
-                guard v.z > 0.2, v.norm < 8 else { continue }
-                guard let e = Self.depthError(l.p_W, T_true_est: T, cameraCentre: frame.T_W_C.translation, scene: scene) else { continue }
-                ratios.append(abs(e) / l.std_m); errors.append(abs(e)); sigmas.append(l.std_m)
-                offRatios.append(Self.surfaceDistance(l.p_W, T_true_est: T, scene: scene) / l.std_m)
-                if let n = Self.nearestDepthError(l.p_W, T_true_est: T, cameraCentre: frame.T_W_C.translation, scene: scene) {
-                    nearRatios.append(abs(n) / l.std_m)
-                }
-            }
-            if !ratios.isEmpty {
-                func q(_ a: [Double], _ f: Double) -> Double { let b = a.sorted(); return b[min(b.count - 1, Int(f * Double(b.count)))] }
-                s += String(format: "  map σ against the truth: %d landmarks, σ median %.3f m, |depth error| median %.3f m (90 %% %.3f), |e|/σ median %.2f (90 %% %.2f), beyond 3 σ %d\n",
-                            ratios.count, q(sigmas, 0.5), q(errors, 0.5), q(errors, 0.9), q(ratios, 0.5), q(ratios, 0.9),
-                            ratios.filter { $0 > 3 }.count)
-                s += String(format: "  map σ against the nearest surface (a lower bound; no jump at silhouettes): distance/σ median %.2f (90 %% %.2f), beyond 3 σ %d\n",
-                            q(offRatios, 0.5), q(offRatios, 0.9), offRatios.filter { $0 > 3 }.count)
-                if !nearRatios.isEmpty {
-                    s += String(format: "  map σ against the depth of the nearest surface along each ray (`nearestDepthError`): %d landmarks, |e|/σ median %.2f (90 %% %.2f), beyond 3 σ %d\n",
-                                nearRatios.count, q(nearRatios, 0.5), q(nearRatios, 0.9), nearRatios.filter { $0 > 3 }.count)
-                }
-            }
+            var check = MapSigmaCheck()
+            check.add(frame: frame, T_true_est: T, scene: scene)
+            if let summary = check.summary() { s += "  " + summary + "\n" }
         }
         log(s)
         if let dir = ProcessInfo.processInfo.environment["WT_TAP_DIAG_DIR"] {

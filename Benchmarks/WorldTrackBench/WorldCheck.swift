@@ -71,13 +71,16 @@ enum WorldCheck {
         var lastPlanes: [PlaneAnchorSnapshot] = []
         var lastLandmarks: [Vec3] = []
         var lastWalls: [PlaneAnchor] = []
-        // `WT_TAP_DIAG` (see `TapDiagnostics`): the ground truth, to place each tap's true points in the estimate's frame.
-        let diagTruth = TapDiagnostics.wanted == nil ? []
-            : try TrajectoryFile.readASLGroundTruth(path: dataset.groundTruthPath ?? "").sorted { $0.t_ns < $1.t_ns }
+        // The ground truth, to place the estimate's frame at each tap in the truth's (`WT_TAP_DIAG`, `MapSigmaCheck`).
+        guard let gtPath = dataset.groundTruthPath else { throw BenchError("\(path): no ground truth") }
+        let truthRows = try TrajectoryFile.readASLGroundTruth(path: gtPath).sorted { $0.t_ns < $1.t_ns }
         let diagOffset = try timeOffset(path)
         let T_B_C = dataset.cameras.first?.calibration.T_B_C ?? .identity
         let tapsByLabel = Dictionary(uniqueKeysWithValues: taps.map { ($0.label, $0) })
         var previousWorld: WorldFrame?
+        // The map's σ against the truth at every frame a tap was measured on.
+        var sigmaCheck = MapSigmaCheck()
+        var sigmaCheckedFrame: TimestampNs?
         // The horizontal planes as the stream showed them during the run, once a second (the final ones are scored
         // below; a plane that was a phantom for a while and then went or moved is seen only here).
         var shown: [(t_ns: TimestampNs, camera_W: Vec3, plane: PlaneAnchorSnapshot)] = []
@@ -89,12 +92,16 @@ enum WorldCheck {
         let summary = try TrackingPipeline(dataset: dataset, options: options, consumers: [consumer]).run(onFrame: { r in
             for case let m as MeasurementRecord in r.records {
                 measured[m.label ?? ""] = m
+                // The record's frame (the consumer measures on the frame nearest the tap, this one or the one
+                // before; both share the session, which already holds this frame's map and planes).
+                let frame = previousWorld.map { $0.t_ns == m.t_ns ? $0 : r.world } ?? r.world
+                let want = frame.t_ns + diagOffset
+                let row = truthRows.min { abs($0.t_ns - want) < abs($1.t_ns - want) }
+                if sigmaCheckedFrame != frame.t_ns, let row {
+                    sigmaCheckedFrame = frame.t_ns
+                    sigmaCheck.add(frame: frame, T_true_est: row.T_W_B * T_B_C * frame.T_W_C.inverse, scene: scene)
+                }
                 if let label = m.label, TapDiagnostics.wants(label), let tap = tapsByLabel[label] {
-                    // The record's frame (the consumer measures on the frame nearest the tap, this one or the one
-                    // before; both share the session, which already holds this frame's map and planes).
-                    let frame = previousWorld.map { $0.t_ns == m.t_ns ? $0 : r.world } ?? r.world
-                    let want = frame.t_ns + diagOffset
-                    let row = diagTruth.min { abs($0.t_ns - want) < abs($1.t_ns - want) }
                     TapDiagnostics.dump(tap: tap, record: m, frame: frame, T_W_C_true: row.map { $0.T_W_B * T_B_C }, scene: scene) {
                         FileHandle.standardError.write(Data(($0 + "\n").utf8))
                     }
@@ -119,8 +126,8 @@ enum WorldCheck {
                 }
             }
         })
-        guard let gtPath = dataset.groundTruthPath else { throw BenchError("\(path): no ground truth") }
-        let truth = try TrajectoryFile.readASLGroundTruth(path: gtPath).map { StampedPose(t_ns: $0.t_ns, pose: $0.T_W_B) }
+        let truth = truthRows.map { StampedPose(t_ns: $0.t_ns, pose: $0.T_W_B) }
+        if let line = sigmaCheck.summary() { log(line) }
         let report = try Evaluator.evaluate(estimate: summary.bodyTrajectory, groundTruth: truth,
                                             options: EvaluationOptions(alignment: .posyaw))
         let align = report.transform
@@ -142,10 +149,9 @@ enum WorldCheck {
                                           scene: scene)
         if let levelled { log(levelled.line) }
         // The true camera at each snapshot, for the planes' heights against the camera.
-        let truthRows = truth.sorted { $0.t_ns < $1.t_ns }
         let cameraTruth: (TimestampNs) -> Vec3? = { t in
             let want = t + diagOffset
-            return truthRows.min { abs($0.t_ns - want) < abs($1.t_ns - want) }.map { ($0.pose * T_B_C).translation }
+            return truthRows.min { abs($0.t_ns - want) < abs($1.t_ns - want) }.map { ($0.T_W_B * T_B_C).translation }
         }
         log(planesDuringTheRun(shown, since: firstFrame_ns ?? 0, align: align, scene: scene, cameraTruth: cameraTruth))
         // Diagnostics: what the landmarks of each phantom plane lie on (the scene surface within 5 cm, if any).
