@@ -14,7 +14,8 @@ import World
 /// measurements and the final horizontal planes against the scene (`WorldCheckScore`), the horizontal planes shown
 /// during the run (`planesDuringTheRun`) and the final vertical ones (`verticalPlanes`), after mapping the estimate
 /// into the scene's frame with the posyaw alignment of the whole estimated trajectory to the ground truth. The final
-/// horizontal planes are scored a second time through the ground truth levelled by gravity (`levelledPlanes`).
+/// horizontal planes are scored a second time through the ground truth levelled by gravity (`levelledPlanes`). The
+/// landmark map's σ is compared with its true errors at the frames the taps were measured on (`MapSigmaCheck`).
 enum WorldCheck {
     /// The figures of one run, for `--json`.
     struct Result: Encodable {
