@@ -21,9 +21,9 @@ struct MapSigmaCheck {
     /// Adds the landmarks in view at `frame`, whose estimate maps into the truth by `T_true_est`.
     mutating func add(frame: WorldFrame, T_true_est: SE3, scene: Scene) {
         frames += 1
-        let c_W = frame.T_W_C.translation
+        let c_W = frame.T_W_C.translation, T_C_W = frame.T_W_C.inverse
         for l in frame.session.map.all {
-            let v = frame.T_W_C.inverse.act(l.p_W)
+            let v = T_C_W.act(l.p_W)
             guard v.z > 0.2, v.norm < 8 else { continue }
             guard let e = TapDiagnostics.depthError(l.p_W, T_true_est: T_true_est, cameraCentre: c_W, scene: scene) else { continue }
             firstSurface.append(abs(e) / l.std_m); errors.append(abs(e)); sigmas.append(l.std_m)

@@ -34,24 +34,7 @@ enum TapDiagnostics {
     /// just past the rim is measured against the rim, not against the floor behind it. It sees only the part of the
     /// error that takes the point off its surface (not a slide along it), so it is a lower bound on the error.
     static func surfaceDistance(_ p_W: Vec3, T_true_est: SE3, scene: Scene) -> Double {
-        let x = T_true_est.act(p_W)
-        var best = Double.infinity
-        for s in scene.surfaces {
-            let dn = s.normal_W.dot(x) - s.offset
-            let q = s.planeCoordinates(x)
-            var outside = 0.0
-            if !s.contains(planePoint: q) {
-                outside = Double.infinity
-                let c = s.corners2D
-                for i in c.indices {
-                    let a = c[i], e = c[(i + 1) % c.count] - a
-                    let u = max(0, min(1, (q - a).dot(e) / max(e.dot(e), 1e-18)))
-                    outside = min(outside, (q - (a + u * e)).norm)
-                }
-            }
-            best = min(best, (dn * dn + outside * outside).squareRoot())
-        }
-        return best
+        scene.distanceToNearestSurface(T_true_est.act(p_W))
     }
 
     /// A landmark's depth error against the nearest surface along its ray, metres: as `depthError` (the landmark taken
@@ -62,17 +45,7 @@ enum TapDiagnostics {
     static func nearestDepthError(_ p_W: Vec3, T_true_est: SE3, cameraCentre c_W: Vec3, scene: Scene, margin_m: Double = 0.02) -> Double? {
         let x = T_true_est.act(p_W), c = T_true_est.act(c_W)
         let depth = (x - c).norm
-        guard depth > 1e-9 else { return nil }
-        let u = (x - c) / depth
-        var best: Double?
-        for s in scene.surfaces {
-            let dn = s.normal_W.dot(u)
-            guard abs(dn) > 1e-9 else { continue }
-            let t = (s.offset - s.normal_W.dot(c)) / dn
-            guard t > 0, s.contains(planePoint: s.planeCoordinates(c + t * u), tolerance: margin_m) else { continue }
-            if best.map({ abs(depth - t) < abs($0) }) ?? true { best = depth - t }
-        }
-        return best
+        return scene.crossings(origin_W: c, direction_W: x - c, margin_m: margin_m).map { depth - $0 }.min { abs($0) < abs($1) }
     }
 
     static let wanted: Set<String>? = ProcessInfo.processInfo.environment["WT_TAP_DIAG"].map { Set($0.split(separator: ",").map(String.init)) }

@@ -103,6 +103,44 @@ public struct Scene: Equatable, Sendable {
         return best
     }
 
+    /// The distances (metres along the unit `direction_W`, greater than 0) at which a ray from `origin_W` (world,
+    /// metres) crosses a surface's plane inside its polygon (within `margin_m` of it, in the plane), from either side:
+    /// every surface along the line of sight, not only the first one `raycast` returns. Unordered.
+    public func crossings(origin_W: Vec3, direction_W: Vec3, margin_m: Double = 0) -> [Double] {
+        let len = direction_W.norm
+        guard len > 0, len.isFinite, origin_W.isFinite else { return [] }
+        let d = direction_W / len
+        return surfaces.compactMap { s in
+            let denom = s.normal_W.dot(d)
+            guard abs(denom) > 1e-12 else { return nil }
+            let t = (s.offset - s.normal_W.dot(origin_W)) / denom
+            guard t > 0, s.contains(planePoint: s.planeCoordinates(origin_W + t * d), tolerance: margin_m) else { return nil }
+            return t
+        }
+    }
+
+    /// The distance from `p_W` (world, metres) to the nearest point of any surface's polygon, metres (infinity for a
+    /// scene without surfaces).
+    public func distanceToNearestSurface(_ p_W: Vec3) -> Double {
+        var best = Double.infinity
+        for s in surfaces {
+            let off = s.normal_W.dot(p_W) - s.offset
+            let q = s.planeCoordinates(p_W)
+            var outside = 0.0
+            if !s.contains(planePoint: q) {
+                outside = .infinity
+                let c = s.corners2D
+                for i in c.indices {
+                    let a = c[i], e = c[(i + 1) % c.count] - a
+                    let u = max(0, min(1, (q - a).dot(e) / max(e.dot(e), 1e-18)))
+                    outside = min(outside, (q - (a + u * e)).norm)
+                }
+            }
+            best = min(best, (off * off + outside * outside).squareRoot())
+        }
+        return best
+    }
+
     /// Surfaces of one kind.
     public func surfaces(ofKind kind: SurfaceKind) -> [SceneSurface] { surfaces.filter { $0.kind == kind } }
 

@@ -76,3 +76,25 @@ import Testing
         try Scene.load(jsonFile: "/nonexistent/x.json")
     }
 }
+
+@Test func crossingsAndNearestSurfaceSeePastASilhouette() throws {
+    let room = Scene.room()
+    let top = try #require(room.surfaces.first { $0.name == "tableA.top" })
+    let xMax = top.corners_W.map(\.x).max()!, yMid = top.corners_W.map(\.y).reduce(0, +) / Double(top.corners_W.count)
+    // Straight down through the table top: the top 0.75 m down, its underside, and the floor 1.5 m down; `raycast`
+    // gives the top only.
+    let o = Vec3(xMax - 0.1, yMid, 1.5)
+    let down = room.crossings(origin_W: o, direction_W: Vec3(0, 0, -3)).sorted()
+    #expect(down.count == 3)
+    #expect(abs(down.first! - 0.75) < 1e-9 && abs(down.last! - 1.5) < 1e-9)
+    #expect(abs((room.raycast(origin_W: o, direction_W: Vec3(0, 0, -1))?.distance ?? 0) - 0.75) < 1e-9)
+    // 5 mm past the top's rim the ray misses the table and meets the floor; a 1 cm margin counts the top again.
+    let past = Vec3(xMax + 0.005, yMid, 1.5)
+    #expect(room.crossings(origin_W: past, direction_W: Vec3(0, 0, -1)).map { ($0 * 1e9).rounded() / 1e9 } == [1.5])
+    #expect(room.crossings(origin_W: past, direction_W: Vec3(0, 0, -1), margin_m: 0.01).contains { abs($0 - 0.75) < 1e-9 })
+    // A point 5 mm past that rim at the top's height lies 5 mm from the top's polygon (the floor is 0.75 m away);
+    // one 2 cm above the top's middle lies 2 cm from it.
+    #expect(abs(room.distanceToNearestSurface(Vec3(xMax + 0.005, yMid, 0.75)) - 0.005) < 1e-9)
+    #expect(abs(room.distanceToNearestSurface(Vec3(xMax - 0.1, yMid, 0.77)) - 0.02) < 1e-9)
+    #expect(room.crossings(origin_W: o, direction_W: .zero).isEmpty)
+}
