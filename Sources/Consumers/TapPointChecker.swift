@@ -44,7 +44,8 @@ public enum ImagePlacement: Equatable {
 /// 1d. **hidden feet**: a hit on a vertical plane's extension at or under the lower edge of its mapped part, where
 ///    that edge stands clear of the floor, on a ray coming down too shallowly to measure a top at that edge's level,
 ///    fails (`atHiddenFoot`): what hides the face under that edge from the views that mapped it may be such a top;
-/// 2. **depth agreement**: of the landmarks within `rayRadius_px` of the ray, at least one lies at the hit's depth
+/// 2. **depth agreement**: of the landmarks within `rayRadius_px` of the ray (those whose 3 σ is within
+///    `alongRayMaxRelativeStd` of the hit's depth: a vaguer one says nothing), at least one lies at the hit's depth
 ///    (within its own 3 σ, the hit surface's σ, and what the ray's angular width spans on an oblique surface), when
 ///    there are at least `minLandmarks` of them, unless the hit's plane has landmarks of its own around the hit; and
 ///    no more than `maxOccluders` lie in front of it — else the hit is on the wrong surface (behind mapped structure,
@@ -85,6 +86,13 @@ public struct TapPointChecker: Equatable, Sendable {
     public var edgeRadius_px: Double = 8
     /// At least this many landmarks along the ray are needed to disagree with a hit (fewer can be outliers).
     public var minLandmarks: Int = 3
+    /// A landmark along the ray whose 3 σ exceeds this fraction of the hit's depth says nothing about the hit: it
+    /// neither confirms it, nor contradicts it, nor counts towards `minLandmarks`. Its depth window would take in a
+    /// surface a third nearer or farther. On a whole V1_01 flight (arrangement 53, mono), one point 0.6 m behind a
+    /// hit on a cabinet face's extension, 1.34 m away, confirmed that hit because its σ was 18 cm. The hit was a
+    /// top's far corner, 1.96 m away, and the cabinet's width was measured 0.357 m for 0.500 m. A landmark whose σ is
+    /// up to a tenth of the hit's depth still counts (docs/ACCURACY.md, twenty-ninth round). `.infinity` turns it off.
+    public var alongRayMaxRelativeStd: Double = 0.3
     /// A hit with more landmarks than this in front of it (nearer by more than their tolerance, which includes 3 of
     /// their σ, so a landmark there is a mapped surface) is behind mapped structure: the ray passes an edge or a
     /// surface the planes do not hold.
@@ -172,8 +180,12 @@ public struct TapPointChecker: Equatable, Sendable {
     /// The depths searched, as multiples of the hit's.
     public var photometricRange: ClosedRange<Double> = 0.4...2.5
     /// The best match must score at least this (normalised cross-correlation): a textured surface seen in both views
-    /// matches at 0.95–1.0 on the renders, a patch straddling a depth edge at 0.5–0.9.
-    public var photometricMinScore: Double = 0.9
+    /// matches at 0.95–1.0 on the renders, a patch straddling a depth edge at 0.5–0.9. A tap on the near rim or far
+    /// corner of a top the map does not hold yet straddles the top and what lies behind it, so its best match on the
+    /// top scores less than a whole patch's: 0.86 and 0.88 on two whole V1_01 flights (arrangement 79 mono, 73
+    /// stereo), where the map met the wall behind at 1.6 and 2.1 times the true depth while the hit's depth scored
+    /// 0.20 and 0.59 (docs/ACCURACY.md, twenty-ninth round).
+    public var photometricMinScore: Double = 0.85
     /// The hypothesis at the hit's depth must score at least this much less than the best (a few times the score's
     /// noise between the two cameras' images).
     public var photometricMinGap: Double = 0.2
@@ -318,10 +330,15 @@ public struct TapPointChecker: Equatable, Sendable {
         let map = frame.session.map
         // Where the map is sparse the search widens once, to twice the radius (still within a few degrees).
         var alpha = atan(rayRadius_px / f)
-        var near = map.landmarks(nearRayFrom: ray.origin_W, direction: ray.direction_W, maxAngle: alpha)
+        // Landmarks too uncertain to tell the hit's depth from a third off it say nothing (`alongRayMaxRelativeStd`).
+        func alongRay(_ angle: Double) -> [(landmark: MapLandmark, angle: Double)] {
+            map.landmarks(nearRayFrom: ray.origin_W, direction: ray.direction_W, maxAngle: angle)
+                .filter { 3 * $0.landmark.std_m <= alongRayMaxRelativeStd * t }
+        }
+        var near = alongRay(alpha)
         if near.count < minLandmarks {
             alpha = atan(2 * rayRadius_px / f)
-            near = map.landmarks(nearRayFrom: ray.origin_W, direction: ray.direction_W, maxAngle: alpha)
+            near = alongRay(alpha)
         }
         // A landmark at angle β off the ray, on the hit's surface, lies up to t·tan β / cos(incidence) deeper or
         // nearer along the ray.

@@ -107,6 +107,40 @@ import Testing
         }
     }
 
+    @Test func aLandmarkTooUncertainToPlaceTheHitDoesNotConfirmAnExtension() throws {
+        // The floor strip's extension 0.6 m in front of the strip with one more landmark on the ray, 30 % of the hit's depth behind it
+        // (as arrangement 53's cabinet corner: a point 0.6 m behind a face's extension hit 1.34 m away).
+        let strip = try Self.floorStripFrame()
+        let far = Vec3(0.6, -0.6, 0)
+        let px = try #require(testCamera.model.project(defaultPose.inverse.act(far)))
+        let ray0 = try #require(strip.ray(pixel: px))
+        let t = try #require(strip.raycast(pixel: px)).distance_m
+        // The map takes landmarks up to `LandmarkMap.maxInputStd_m` (25 cm): 11 % of the depth must be under it.
+        #expect(0.11 * t < 0.25, "the hit lies \(t) m away")
+        func verdict(behind fraction: Double, std relative: Double, checker: TapPointChecker = TapPointChecker()) throws -> TapPointVerdict {
+            let session = WorldSession()
+            var gen = RoomLandmarks(seed: 5)
+            var frame: WorldFrame?
+            let extra = Landmark(id: 100_000, p_W: ray0.point(at: (1 + fraction) * t), std_m: relative * t)
+            for i in 0..<30 { frame = session.process(frameInput(i, landmarks: gen.floorStrip(x: 0...1, count: 30) + [extra])) }
+            let f = try #require(frame)
+            let hit = try #require(f.raycast(pixel: px)), ray = try #require(f.ray(pixel: px))
+            #expect(hit.target == .existingPlaneInfinite && abs(hit.distance_m - t) < 1e-9)
+            return checker.check(hit, ray: ray, pixel: px, frame: f) { f.raycast(pixel: $0) }
+        }
+        // σ 11 % of the depth: its 3 σ (33 %) takes in the hit 30 % in front of it, and a surface a third nearer as well.
+        guard case let .failed(why) = try verdict(behind: 0.3, std: 0.11) else {
+            Issue.record("an extension confirmed only by a landmark of σ 11 % of its depth was measured"); return
+        }
+        #expect(why.contains("nothing mapped along the ray confirms"), "\(why)")
+        // Controls: the cut off (the same landmark confirms the hit), and a landmark at the hit's depth known to 5 %.
+        var off = TapPointChecker()
+        off.alongRayMaxRelativeStd = .infinity
+        for (v, label) in [(try verdict(behind: 0.3, std: 0.11, checker: off), "cut off"), (try verdict(behind: 0, std: 0.05), "σ 5 %")] {
+            guard case .confirmed = v else { Issue.record("control \(label): \(v)"); continue }
+        }
+    }
+
     @Test func anEstimatedPlaneWithNothingMappedAlongTheRayFails() throws {
         // Floor landmarks only in a 1 m strip at x ∈ [0, 1]; a plane fitted to landmarks beside the ray (as the estimated
         // plane is, over an 8° cone) answered at x = -2.5, where nothing is mapped: an extrapolation, not a measurement.
@@ -645,6 +679,34 @@ import Testing
         for (v, label) in [(try verdict(cardAt: nil), "no card"), (try verdict(cardAt: 0.97), "card 3 % nearer"),
                            (try verdict(cardAt: 0.75, checker: off), "check off")] {
             guard case .confirmed = v else { Issue.record("control \(label): \(v)"); continue }
+        }
+    }
+
+    @Test func aTapWhosePatchStraddlesTheRimOfAnUnmappedSurfaceInFrontFails() throws {
+        // The tapped pixel sees a card 6 mm inside its edge (under 2 px at 1.6 m): the 7 × 7 patch straddles the card
+        // and what lies behind it, so its best match, on the card, scores less than a whole patch's (as a top's near
+        // rim or far corner, arrangements 73 and 79). The images' floor lies 30 cm under the map's, so nothing matches
+        // at the hit's depth (arrangement 73: 0.59 there; the wall behind the table filled only a sliver of the patch).
+        let (_, hit0, ray0, px) = try Self.floorHit(Vec3(0.3, -0.8, 0))
+        let n = -ray0.direction_W, u = n.cross(Vec3(0, 0, 1)).normalized
+        let scene = TexturedScene(card: (ray0.point(at: 0.75 * hit0.distance_m) + u * 0.144, n, 0.15), floorHeight: -0.3)
+        let (f, hit, ray) = try Self.stereoFloorFrame(scene, pixel: px)
+        let checker = TapPointChecker()
+        let view = try #require(f.input.stereoView), image = try #require(f.image)
+        let profile = try #require(checker.photometric?.profile(pixel: px, image: image, camera: f.camera.model, view: view,
+                                                                nearest_m: 0.4 * hit.distance_m, farthest_m: 2.5 * hit.distance_m))
+        let best = profile.samples[try #require(profile.bestIndex)]
+        #expect(best.score >= checker.photometricMinScore && best.score < 0.9, "the straddling patch's best match: \(best.score)")
+        #expect(abs(best.distance_m / hit.distance_m - 0.75) < 0.03)
+        guard case let .failed(why) = checker.check(hit, ray: ray, pixel: px, frame: f, raycast: { f.raycast(pixel: $0) }) else {
+            Issue.record("a tap on the rim of an unmapped card was measured on the floor behind it"); return
+        }
+        #expect(why.contains("the images place the tapped pixel at") && why.contains("nearer than the hit"), "\(why)")
+        // Control: asking for a whole patch's match (0.9) lets it through.
+        var whole = TapPointChecker()
+        whole.photometricMinScore = 0.9
+        guard case .confirmed = whole.check(hit, ray: ray, pixel: px, frame: f, raycast: { f.raycast(pixel: $0) }) else {
+            Issue.record("control: with 0.9 the check should not have a verdict from the images"); return
         }
     }
 
