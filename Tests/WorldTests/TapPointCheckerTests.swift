@@ -108,8 +108,8 @@ import Testing
     }
 
     @Test func aLandmarkTooUncertainToPlaceTheHitDoesNotConfirmAnExtension() throws {
-        // The floor strip's extension 0.6 m in front of the strip with one more landmark on the ray, 30 % of the hit's depth behind it
-        // (as arrangement 53's cabinet corner: a point 0.6 m behind a face's extension hit 1.34 m away).
+        // The floor strip's extension 0.6 m in front of the strip, with one more landmark on the ray 30 % of the hit's
+        // depth behind it (as arrangement 53's cabinet corner: a point 0.6 m behind a face's extension hit 1.34 m away).
         let strip = try Self.floorStripFrame()
         let far = Vec3(0.6, -0.6, 0)
         let px = try #require(testCamera.model.project(defaultPose.inverse.act(far)))
