@@ -46,11 +46,12 @@ public enum ImagePlacement: Equatable {
 ///    fails (`atHiddenFoot`): what hides the face under that edge from the views that mapped it may be such a top;
 /// 2. **depth agreement**: of the landmarks within `rayRadius_px` of the ray (those whose 3 σ is within
 ///    `alongRayMaxRelativeStd` of the hit's depth: a vaguer one says nothing), at least one lies at the hit's depth
-///    (within its own 3 σ, the hit surface's σ, and what the ray's angular width spans on an oblique surface), when
-///    there are at least `minLandmarks` of them, unless the hit's plane has landmarks of its own around the hit; and
-///    no more than `maxOccluders` lie in front of it — else the hit is on the wrong surface (behind mapped structure,
-///    or on a polygon that reaches too far) or on a depth edge; a hit in the margin outside its polygon needs one
-///    at its depth even with its plane's landmarks around it (the ray can pass beside the mapped edge);
+///    (within its own 3 σ, the hit surface's σ, and what an oblique surface spans over the landmark's own angle from
+///    the ray: `agreementBearingMargin_px`), when there are at least `minLandmarks` of them, unless the hit's plane
+///    has landmarks of its own around the hit; and no more than `maxOccluders` lie in front of it (by more than the
+///    cone's whole span) — else the hit is on the wrong surface (behind mapped structure, or on a polygon that reaches
+///    too far) or on a depth edge; a hit in the margin outside its polygon needs one at its depth even with its
+///    plane's landmarks around it (the ray can pass beside the mapped edge);
 /// 2b. **silhouettes**: no landmark that no plane holds, and that is not on the hit's own surface, lies within
 ///    `silhouetteRadius_px` of the tap well in front of the hit (`silhouetteDepthRatio`): the ray may pass the
 ///    silhouette of a face the map holds by a point or two;
@@ -93,6 +94,15 @@ public struct TapPointChecker: Equatable, Sendable {
     /// top's far corner, 1.96 m away, and the cabinet's width was measured 0.357 m for 0.500 m. A landmark whose σ is
     /// up to a tenth of the hit's depth still counts (docs/ACCURACY.md, twenty-ninth round). `.infinity` turns it off.
     public var alongRayMaxRelativeStd: Double = 0.3
+    /// A landmark along the ray confirms a hit on an oblique surface only within what that surface spans over the
+    /// landmark's **own** angle from the ray, widened by this many pixels (of focal length) for its bearing's error: a
+    /// point at angle β on the hit's surface lies up to t · tan β / cos(incidence) nearer or deeper than the hit. The
+    /// cone's whole angle (12 px, 24 px when it widens) stays the window for points in front, which say the ray passes
+    /// structure wherever in the cone they lie. On a whole V1_01 courtyard flight (seed 15, mono) a bench top's corner
+    /// point 4 px from the tap, 3.65 m away (σ 0.2 m), confirmed the ground's extension met 5.27 m away 76° from head-on:
+    /// the 24 px cone spans 1.1 m of depth there, the point's own 4 px 0.2 m; the bench's height measured 1.72 m for 0.45 m
+    /// (docs/ACCURACY.md, thirtieth round). `.infinity` gives every landmark the cone's angle.
+    public var agreementBearingMargin_px: Double = 2
     /// A hit with more landmarks than this in front of it (nearer by more than their tolerance, which includes 3 of
     /// their σ, so a landmark there is a mapped surface) is behind mapped structure: the ray passes an edge or a
     /// surface the planes do not hold.
@@ -347,7 +357,7 @@ public struct TapPointChecker: Equatable, Sendable {
         // Agreeing landmarks within the depth window without `spread`: at the hit's depth whatever the surface's slant.
         var agreeingAtDepth = 0
         var depths: [Double] = []
-        for (l, _) in near {
+        for (l, beta) in near {
             let depth = (l.p_W - ray.origin_W).dot(ray.direction_W)
             depths.append(depth)
             let ownTol = max(minDepthTolerance_m, 3 * (l.std_m * l.std_m + hit.surfaceStd_m * hit.surfaceStd_m).squareRoot())
@@ -357,8 +367,14 @@ public struct TapPointChecker: Equatable, Sendable {
             // other structure inside that window (the wall behind a cabinet's edge) says nothing for it.
             let onSurface = abs(hit.normal_W.dot(l.p_W - hit.position_W))
                 <= max(minDepthTolerance_m, 3 * (l.std_m * l.std_m + surfaceSigma * surfaceSigma).squareRoot())
+            // A landmark at β on the hit's surface lies within what the surface spans over β, not the whole cone
+            // (`agreementBearingMargin_px`).
+            let ownSpread = t * tan(min(alpha, beta + agreementBearingMargin_px / f)) / max(hit.incidenceCosine, 0.17)
             if abs(depth - t) <= tol {
-                if onSurface { agreeing.append(l.std_m); if abs(depth - t) <= ownTol { agreeingAtDepth += 1 } }
+                if onSurface && abs(depth - t) <= ownTol + ownSpread {
+                    agreeing.append(l.std_m)
+                    if abs(depth - t) <= ownTol { agreeingAtDepth += 1 }
+                }
             } else if depth < t - tol { inFront += 1 }
         }
         let lo = depths.min() ?? 0, hi = depths.max() ?? 0   // the depth range of the landmarks along the ray, metres

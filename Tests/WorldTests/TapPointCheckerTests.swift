@@ -141,6 +141,48 @@ import Testing
         }
     }
 
+    @Test func aLandmarkBesideTheRayOffTheHitsObliqueSurfaceDoesNotConfirmIt() throws {
+        // The floor strip's extension 4.8 m away, met 72° from head-on, with one more landmark 6 px beside the ray and
+        // 26 % of the hit's depth in front of it, σ 4.5 % of that depth (as a courtyard bench's top corner, 3.65 m away,
+        // confirming the ground's extension 5.27 m away along a ray 76° from its normal). The 24 px cone spans 19 % of the
+        // depth on the floor there, and its 3 σ another 13.5 %, so the cone-wide window takes it in; on the floor, a point
+        // 6 px off the ray lies within 5 % of the hit's depth.
+        let strip = try Self.floorStripFrame()
+        let far = Vec3(1.6, 2.5, 0)
+        let px = try #require(testCamera.model.project(defaultPose.inverse.act(far)))
+        let ray0 = try #require(strip.ray(pixel: px))
+        let hit0 = try #require(strip.raycast(pixel: px))
+        let t = hit0.distance_m
+        #expect(hit0.target == .existingPlaneInfinite && hit0.incidenceCosine < 0.35, "\(hit0.target) cos \(hit0.incidenceCosine)")
+        #expect(0.045 * t < 0.25, "the hit lies \(t) m away")   // within `LandmarkMap.maxInputStd_m`
+        let besideRay = try #require(strip.ray(pixel: px + Vec2(6, 0)))
+        /// The landmark on the ray 6 px beside the tap: `fraction` of the hit's depth along the tap's ray in front of it,
+        /// or, with `onFloor`, where that ray meets the floor.
+        func verdict(inFront fraction: Double, onFloor: Bool = false, checker: TapPointChecker = TapPointChecker()) throws -> TapPointVerdict {
+            let cosine = besideRay.direction_W.dot(ray0.direction_W)
+            let along = onFloor ? -besideRay.origin_W.z / besideRay.direction_W.z : (1 - fraction) * t / cosine
+            let extra = Landmark(id: 100_000, p_W: besideRay.point(at: along), std_m: 0.045 * t)
+            let session = WorldSession()
+            var gen = RoomLandmarks(seed: 5)
+            var frame: WorldFrame?
+            for i in 0..<30 { frame = session.process(frameInput(i, landmarks: gen.floorStrip(x: 0...1, count: 30) + [extra])) }
+            let f = try #require(frame)
+            let hit = try #require(f.raycast(pixel: px)), ray = try #require(f.ray(pixel: px))
+            #expect(hit.target == .existingPlaneInfinite && abs(hit.distance_m - t) < 1e-9)
+            return checker.check(hit, ray: ray, pixel: px, frame: f) { f.raycast(pixel: $0) }
+        }
+        guard case let .failed(why) = try verdict(inFront: 0.26) else {
+            Issue.record("an extension confirmed only by a landmark a quarter of its depth in front of it was measured"); return
+        }
+        #expect(why.contains("nothing mapped along the ray confirms"), "\(why)")
+        // Controls: the cone-wide window (the same landmark confirms the hit), and the landmark on the floor itself.
+        var coneWide = TapPointChecker()
+        coneWide.agreementBearingMargin_px = .infinity
+        for (v, label) in [(try verdict(inFront: 0.26, checker: coneWide), "cone-wide"), (try verdict(inFront: 0, onFloor: true), "on the floor")] {
+            guard case .confirmed = v else { Issue.record("control \(label): \(v)"); continue }
+        }
+    }
+
     @Test func anEstimatedPlaneWithNothingMappedAlongTheRayFails() throws {
         // Floor landmarks only in a 1 m strip at x ∈ [0, 1]; a plane fitted to landmarks beside the ray (as the estimated
         // plane is, over an 8° cone) answered at x = -2.5, where nothing is mapped: an extrapolation, not a measurement.
