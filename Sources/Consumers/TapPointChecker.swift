@@ -49,7 +49,7 @@ public enum ImagePlacement: Equatable {
 ///    (within its own 3 σ, the hit surface's σ, and what an oblique surface spans over the landmark's own angle from
 ///    the ray: `agreementBearingMargin_px`), when there are at least `minLandmarks` of them, unless the hit's plane
 ///    has landmarks of its own around the hit; and no more than `maxOccluders` lie in front of it (by more than the
-///    cone's whole span) — else the hit is on the wrong surface (behind mapped structure, or on a polygon that reaches
+///    cone's whole span, or, within `ownAngleOccluderRadius_px` of the ray, by more than their own window) — else the hit is on the wrong surface (behind mapped structure, or on a polygon that reaches
 ///    too far) or on a depth edge; a hit in the margin outside its polygon needs one at its depth even with its
 ///    plane's landmarks around it (the ray can pass beside the mapped edge);
 /// 2b. **silhouettes**: no landmark that no plane holds, and that is not on the hit's own surface, lies within
@@ -103,6 +103,15 @@ public struct TapPointChecker: Equatable, Sendable {
     /// the 24 px cone spans 1.1 m of depth there, the point's own 4 px 0.2 m; the bench's height measured 1.72 m for 0.45 m
     /// (docs/ACCURACY.md, thirtieth round). `.infinity` gives every landmark the cone's angle.
     public var agreementBearingMargin_px: Double = 2
+    /// A landmark within this many pixels (of focal length) of the ray that lies in front of the hit by more than its
+    /// own window (its 3 σ and what the hit's surface spans over its own angle, as for confirming) counts as in front
+    /// of the hit, even where the cone's whole span (24 px when the search widens) would take it in: on the hit's
+    /// surface it could not lie that far in front, so it is structure the ray passes. Beyond this radius only the
+    /// cone's window counts (a point 20 px off may be a face the ray passes beside). On a whole V1_01 courtyard flight
+    /// (seed 17, mono) a bench top's point 8 px from the tap, 1.1 m in front of the ground's extension (σ 0.23 m), lay
+    /// inside the 24 px cone's window there (1.3 m) and said nothing, while a ground point 3 px off confirmed the hit:
+    /// the bench's height measured 1.20 m for 0.45 m (docs/ACCURACY.md, thirty-first round). 0 turns it off.
+    public var ownAngleOccluderRadius_px: Double = 12
     /// A hit with more landmarks than this in front of it (nearer by more than their tolerance, which includes 3 of
     /// their σ, so a landmark there is a mapped surface) is behind mapped structure: the ray passes an edge or a
     /// surface the planes do not hold.
@@ -350,9 +359,9 @@ public struct TapPointChecker: Equatable, Sendable {
             alpha = atan(2 * rayRadius_px / f)
             near = alongRay(alpha)
         }
-        // A landmark at angle β off the ray, on the hit's surface, lies up to t·tan β / cos(incidence) deeper or
+        // A landmark within the cone, on the hit's surface, lies up to what the surface spans over the cone deeper or
         // nearer along the ray.
-        let spread = t * tan(alpha) / max(hit.incidenceCosine, 0.17)
+        let spread = surfaceDepthSpan(hit, overAngle: alpha)
         var agreeing: [Double] = [], inFront = 0
         // Agreeing landmarks within the depth window without `spread`: at the hit's depth whatever the surface's slant.
         var agreeingAtDepth = 0
@@ -369,11 +378,14 @@ public struct TapPointChecker: Equatable, Sendable {
                 <= max(minDepthTolerance_m, 3 * (l.std_m * l.std_m + surfaceSigma * surfaceSigma).squareRoot())
             // A landmark at β on the hit's surface lies within what the surface spans over β, not the whole cone
             // (`agreementBearingMargin_px`).
-            let ownSpread = t * tan(min(alpha, beta + agreementBearingMargin_px / f)) / max(hit.incidenceCosine, 0.17)
+            let ownSpread = surfaceDepthSpan(hit, overAngle: min(alpha, beta + agreementBearingMargin_px / f))
             if abs(depth - t) <= tol {
                 if onSurface && abs(depth - t) <= ownTol + ownSpread {
                     agreeing.append(l.std_m)
                     if abs(depth - t) <= ownTol { agreeingAtDepth += 1 }
+                } else if beta <= atan(ownAngleOccluderRadius_px / f) && depth < t - (ownTol + ownSpread) {
+                    // Inside the cone's window but in front of its own: not on the hit's surface (`ownAngleOccluderRadius_px`).
+                    inFront += 1
                 }
             } else if depth < t - tol { inFront += 1 }
         }
@@ -667,7 +679,7 @@ public struct TapPointChecker: Equatable, Sendable {
             let depth = (l.p_W - ray.origin_W).dot(ray.direction_W)
             let tol = max(minDepthTolerance_m, 3 * (l.std_m * l.std_m + surfaceStd_m * surfaceStd_m).squareRoot())
             // How much nearer or deeper the hit's own surface lies at this angle from the ray, if it is oblique.
-            let spread = t * tan(angle) / max(hit.incidenceCosine, 0.17)
+            let spread = surfaceDepthSpan(hit, overAngle: angle)
             let onSurface = abs(hit.normal_W.dot(l.p_W - hit.position_W)) <= tol
             if onSurface && abs(depth - t) <= tol + spread { return nil }
             guard !onSurface, depth > 0, depth < t - tol else { continue }
@@ -677,6 +689,12 @@ public struct TapPointChecker: Equatable, Sendable {
             }
         }
         return nil
+    }
+
+    /// How much nearer or deeper than the hit, along the ray, the hit's surface lies at `angle` (radians) from the
+    /// ray: t · tan(angle) / cos(incidence), with the incidence taken at most 80° (cosine 0.17); metres.
+    func surfaceDepthSpan(_ hit: RaycastResult, overAngle angle: Double) -> Double {
+        hit.distance_m * tan(angle) / max(hit.incidenceCosine, 0.17)
     }
 
     /// True when the hit's detected plane has landmarks on it (within 3 of their σ, at least the depth tolerance)

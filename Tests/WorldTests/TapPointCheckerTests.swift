@@ -156,9 +156,13 @@ import Testing
         #expect(hit0.target == .existingPlaneInfinite && hit0.incidenceCosine < 0.35, "\(hit0.target) cos \(hit0.incidenceCosine)")
         #expect(0.045 * t < 0.25, "the hit lies \(t) m away")   // within `LandmarkMap.maxInputStd_m`
         let besideRay = try #require(strip.ray(pixel: px + Vec2(6, 0)))
+        // The landmark lies in front of its own window too, which `ownAngleOccluderRadius_px` refuses on its own
+        // (`aLandmarkInFrontOfItsOwnWindowCountsInFrontInsideTheCone`): off here, to test the window for confirming.
+        var checker = TapPointChecker()
+        checker.ownAngleOccluderRadius_px = 0
         /// The landmark on the ray 6 px beside the tap: `fraction` of the hit's depth along the tap's ray in front of it,
         /// or, with `onFloor`, where that ray meets the floor.
-        func verdict(inFront fraction: Double, onFloor: Bool = false, checker: TapPointChecker = TapPointChecker()) throws -> TapPointVerdict {
+        func verdict(inFront fraction: Double, onFloor: Bool = false, checker: TapPointChecker) throws -> TapPointVerdict {
             let cosine = besideRay.direction_W.dot(ray0.direction_W)
             let along = onFloor ? -besideRay.origin_W.z / besideRay.direction_W.z : (1 - fraction) * t / cosine
             let extra = Landmark(id: 100_000, p_W: besideRay.point(at: along), std_m: 0.045 * t)
@@ -171,14 +175,61 @@ import Testing
             #expect(hit.target == .existingPlaneInfinite && abs(hit.distance_m - t) < 1e-9)
             return checker.check(hit, ray: ray, pixel: px, frame: f) { f.raycast(pixel: $0) }
         }
-        guard case let .failed(why) = try verdict(inFront: 0.26) else {
+        guard case let .failed(why) = try verdict(inFront: 0.26, checker: checker) else {
             Issue.record("an extension confirmed only by a landmark a quarter of its depth in front of it was measured"); return
         }
         #expect(why.contains("nothing mapped along the ray confirms"), "\(why)")
         // Controls: the cone-wide window (the same landmark confirms the hit), and the landmark on the floor itself.
-        var coneWide = TapPointChecker()
+        var coneWide = checker
         coneWide.agreementBearingMargin_px = .infinity
-        for (v, label) in [(try verdict(inFront: 0.26, checker: coneWide), "cone-wide"), (try verdict(inFront: 0, onFloor: true), "on the floor")] {
+        for (v, label) in [(try verdict(inFront: 0.26, checker: coneWide), "cone-wide"),
+                           (try verdict(inFront: 0, onFloor: true, checker: checker), "on the floor")] {
+            guard case .confirmed = v else { Issue.record("control \(label): \(v)"); continue }
+        }
+    }
+
+    @Test func aLandmarkInFrontOfItsOwnWindowCountsInFrontInsideTheCone() throws {
+        // The floor strip's extension 4.8 m away, met 72° from head-on, confirmed by a floor landmark 3 px beside the ray;
+        // a second landmark 8 px beside the ray lies 26 % of the hit's depth in front of it, σ 4.5 % of that depth (as a
+        // courtyard bench's top point, 1.1 m in front of the ground's extension 3.94 m away, beside a ground point 3 px
+        // off that confirmed it). The 24 px cone's window (its span, 19 % of the depth, and the point's 3 σ, 13.5 %)
+        // takes it in, so as a point in front it said nothing; its own window (the span over 8 + 2 px, 8 %, and its
+        // 3 σ) does not reach it: on the floor it could not lie that far in front.
+        let strip = try Self.floorStripFrame()
+        let far = Vec3(1.6, 2.5, 0)
+        let px = try #require(testCamera.model.project(defaultPose.inverse.act(far)))
+        let hit0 = try #require(strip.raycast(pixel: px)), ray0 = try #require(strip.ray(pixel: px))
+        let t = hit0.distance_m
+        #expect(hit0.target == .existingPlaneInfinite && hit0.incidenceCosine < 0.35, "\(hit0.target) cos \(hit0.incidenceCosine)")
+        /// The landmark on the ray `offset` px beside the tap where that ray meets the floor, or `fraction` of the hit's
+        /// depth along the tap's ray in front of it.
+        func landmark(id: Int, offset: Vec2, inFront fraction: Double?, std_m: Double) throws -> Landmark {
+            let r = try #require(strip.ray(pixel: px + offset))
+            let along = fraction.map { (1 - $0) * t / r.direction_W.dot(ray0.direction_W) } ?? -r.origin_W.z / r.direction_W.z
+            return Landmark(id: id, p_W: r.point(at: along), std_m: std_m)
+        }
+        let onFloor = try landmark(id: 100_000, offset: Vec2(-3, 0), inFront: nil, std_m: 0.02)
+        func verdict(_ extra: [Landmark], checker: TapPointChecker = TapPointChecker()) throws -> TapPointVerdict {
+            let session = WorldSession()
+            var gen = RoomLandmarks(seed: 5)
+            var frame: WorldFrame?
+            for i in 0..<30 { frame = session.process(frameInput(i, landmarks: gen.floorStrip(x: 0...1, count: 30) + extra)) }
+            let f = try #require(frame)
+            let hit = try #require(f.raycast(pixel: px)), ray = try #require(f.ray(pixel: px))
+            #expect(hit.target == .existingPlaneInfinite && abs(hit.distance_m - t) < 1e-9)
+            return checker.check(hit, ray: ray, pixel: px, frame: f) { f.raycast(pixel: $0) }
+        }
+        let inFront = try landmark(id: 100_001, offset: Vec2(8, 0), inFront: 0.26, std_m: 0.045 * t)
+        guard case let .failed(why) = try verdict([onFloor, inFront]) else {
+            Issue.record("a hit with a landmark 26 % of its depth in front, 8 px from the ray, was measured"); return
+        }
+        #expect(why.contains("lie in front of the hit"), "\(why)")
+        // Controls: without the rule the floor point confirms the same hit; with the second landmark on the floor too.
+        var coneOnly = TapPointChecker()
+        coneOnly.ownAngleOccluderRadius_px = 0
+        let alsoOnFloor = try landmark(id: 100_001, offset: Vec2(8, 0), inFront: nil, std_m: 0.045 * t)
+        for (v, label) in [(try verdict([onFloor, inFront], checker: coneOnly), "cone's window only"),
+                           (try verdict([onFloor, alsoOnFloor]), "both on the floor")] {
             guard case .confirmed = v else { Issue.record("control \(label): \(v)"); continue }
         }
     }
