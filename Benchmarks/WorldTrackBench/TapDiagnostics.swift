@@ -5,8 +5,8 @@ import Simulation
 import World
 
 /// `WT_TAP_DIAG=label,label|all` (environment) with `worldtrack-bench --world`: what the world held around each tapped
-/// pixel when the tap was measured, on stderr: every plane the ray crosses (geometry with the consumer's 15 cm
-/// horizontal margin, and infinite), the estimated plane, the chosen hit, the hits of rays 4, 8 and 16 px around it in
+/// pixel when the tap was measured, on stderr: the planes (with their classification), every plane the ray crosses
+/// (geometry with the consumer's 15 cm horizontal margin, and infinite, with how far outside its polygon), the estimated plane, the chosen hit, the hits of rays 4, 8 and 16 px around it in
 /// 8 directions, the landmarks within 32 px of the ray (offset in px, depth, σ, height, time since last reported), and
 /// where the true point lies in the estimate's frame (the true point relative to the true camera, put at the estimated
 /// camera); with the scene, for each plane the scene surfaces its landmarks lie on and the landmarks seen through it
@@ -64,9 +64,9 @@ enum TapDiagnostics {
         // This frame's pose correspondence: the estimate's world into the truth's, through the true camera.
         let T_true_est = T_W_C_true.map { $0 * frame.T_W_C.inverse }
         for p in frame.session.planes {
-            s += String(format: "  %@ %@ n=(%.2f %.2f %.2f) off %.3f σ %.3f band %.3f area %.2f pts %d\n", p.id as NSString,
-                        p.alignment.rawValue as NSString, p.normal_W.x, p.normal_W.y, p.normal_W.z, p.offset_m, p.offsetStd_m,
-                        p.inlierBand_m, p.area_m2, p.pointCount)
+            s += String(format: "  %@ %@ %@ n=(%.2f %.2f %.2f) off %.3f σ %.3f band %.3f area %.2f pts %d\n", p.id as NSString,
+                        p.alignment.rawValue as NSString, p.classification.rawValue as NSString, p.normal_W.x, p.normal_W.y,
+                        p.normal_W.z, p.offset_m, p.offsetStd_m, p.inlierBand_m, p.area_m2, p.pointCount)
             // What the plane's landmarks lie on in the scene (each mapped through the true camera; the nearest
             // surface within 5 cm, "nothing" otherwise).
             if let scene, let T_true_est {
@@ -104,8 +104,10 @@ enum TapDiagnostics {
             }
             for t in [RaycastTarget.existingPlaneGeometry, .existingPlaneInfinite] {
                 for h in frame.session.raycast(ray, target: t, horizontalGeometryMargin_m: 0.15) {
-                    s += String(format: "    %@ %@ d=%.3f cos %.2f\n", t.rawValue as NSString, (h.planeId ?? "-") as NSString,
-                                h.distance_m, h.incidenceCosine)
+                    let outside = h.planeId.flatMap(frame.session.planeTracker.plane(id:))?.distanceOutsideBoundary(h.position_W)
+                    s += String(format: "    %@ %@ d=%.3f cos %.2f%@\n", t.rawValue as NSString, (h.planeId ?? "-") as NSString,
+                                h.distance_m, h.incidenceCosine,
+                                (outside.map { $0 > 0 ? String(format: ", %.2f m outside its polygon", $0) : "" } ?? "") as NSString)
                 }
             }
             if let e = frame.session.raycast(ray, target: .estimatedPlane).first {
