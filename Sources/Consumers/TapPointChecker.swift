@@ -31,6 +31,9 @@ public enum ImagePlacement: Equatable {
 /// times off with a small σ, which is worse than a refusal, so each tapped point must pass:
 /// 1. **incidence**: the ray meets the surface at most `maxIncidence_deg` from head-on; **edges**: the rays
 ///    `edgeRadius_px` around the tap meet surfaces at depths the hit's surface allows;
+/// 1a. **far extensions**: a hit on the infinite extension of a plane other than the floor lies at most
+///    `maxExtensionOffFloor_m` outside that plane's mapped polygon: the floor runs on under everything, but a top or
+///    a face ends, and its level or line met farther from where it was seen is another object's by coincidence;
 /// 1b. **rims**: the ray must not cross the level of another horizontal plane in front of the hit inside its
 ///    boundary, or after passing over it just beyond its boundary (`rimMargin_m`; `extensionRimMargin_m` when the
 ///    hit is on the infinite extension of a plane other than the floor; at least `rimSpacingFactor` spacings of the
@@ -76,6 +79,14 @@ public struct TapPointChecker: Equatable, Sendable {
     /// Rays meeting their surface farther than this from head-on fail: at 80° a 1 cm error of the surface moves the
     /// point 5.7 cm along it, and one pixel of tap 5.8 × farther than head-on.
     public var maxIncidence_deg: Double = 80
+    /// A hit on the infinite extension of a plane other than the floor (a top, a wall, a face) farther than this
+    /// outside that plane's mapped polygon fails, metres (the raycast itself uses extensions up to 3 m out,
+    /// `WorldOptions.maxInfiniteExtension_m`, and the edge test keeps seeing them). Over sixteen runs (seven whole
+    /// V1_01 flights and the simulated room, mono and stereo) all 26 tapped ends on such an extension more than 2 m out
+    /// were wrong, by 18–90 % (table B's top level met where table A's corners are; a wall's line behind a cabinet),
+    /// and all 29 right ones lay within 1.7 m of their polygon (the courtyard fountain's partly mapped 2 × 2 m top); the
+    /// floor's right ends reach 3 m out (docs/ACCURACY.md, thirty-second round). `.infinity` turns it off.
+    public var maxExtensionOffFloor_m: Double = 2
     /// Landmarks whose bearing is within this many pixels (of focal length) of the ray are "along the ray": about
     /// the radius of a fingertip's uncertainty and of the feature detector's spacing (a few landmarks per 16 px).
     public var rayRadius_px: Double = 12
@@ -290,6 +301,15 @@ public struct TapPointChecker: Equatable, Sendable {
         if incidence > maxIncidence_deg {
             return .failed(String(format: "the ray meets the surface %.0f° from head-on (more than %.0f°: too oblique to place the point)",
                                   incidence, maxIncidence_deg))
+        }
+        if hit.target == .existingPlaneInfinite, let id = hit.planeId, let plane = frame.session.planeTracker.plane(id: id),
+           plane.classification != .floor {
+            let outside = plane.distanceOutsideBoundary(hit.position_W)
+            if outside > maxExtensionOffFloor_m {
+                return .failed(String(format: "far past a mapped part: the hit on %@'s extension lies %.2f m outside its polygon (more "
+                                      + "than %.1f m: a top or a face ends, and its level met that far from where it was seen may be "
+                                      + "another object's)", id as NSString, outside, maxExtensionOffFloor_m))
+            }
         }
         let f = frame.camera.model.intrinsics.fx
         let t = hit.distance_m

@@ -234,6 +234,39 @@ import Testing
         }
     }
 
+    @Test func aHitOnATopsExtensionFarFromItsMappedPartFails() throws {
+        // A whole V1_01 flight (arrangement 103; docs/ACCURACY.md, thirty-second round): table A's top corners, whose
+        // top no plane held yet, were measured on table B's level 2.5–3 m outside table B's polygon, a few vague
+        // landmarks of table A's edge near the hit confirming it (−23 %). Floor mapped over [0, 3]²; a top at 0.75 m
+        // over [0, 0.5]²; three landmarks at the top's level 2.4 m outside it, where the ray crosses that level.
+        func level(_ x: ClosedRange<Double>, _ y: ClosedRange<Double>, z: Double, count: Int, firstId: Int, seed: UInt64) -> [Landmark] {
+            var rng = SeededRandom(seed: seed)
+            return (0..<count).map {
+                Landmark(id: firstId + $0, p_W: Vec3(rng.uniform(x.lowerBound, x.upperBound), rng.uniform(y.lowerBound, y.upperBound), z)
+                         + rng.gaussian3(0.01), std_m: 0.01)
+            }
+        }
+        let eye = Vec3(1.5, -1.5, 1.5), crossing = Vec3(2.9, 0.9, 0.75)
+        let frame = WorldSession().process(frameInput(0, landmarks: level(0...3, 0...3, z: 0, count: 300, firstId: 0, seed: 1)
+            + level(0...0.5, 0...0.5, z: 0.75, count: 40, firstId: 1000, seed: 2)
+            + level(2.8...3.0, 0.8...1.0, z: 0.75, count: 3, firstId: 2000, seed: 3), T_W_C: lookAt(eye: eye, target: crossing)))
+        let top = try #require(frame.planes.first { $0.classification == .table })
+        let px = try #require(testCamera.model.project(lookAt(eye: eye, target: crossing).inverse.act(crossing)))
+        let ray = try #require(frame.ray(pixel: px))
+        let hit = try #require(frame.session.raycast(ray, preferring: [.existingPlaneInfinite]))
+        #expect(hit.planeId == top.id && top.distanceOutsideBoundary(hit.position_W) > 2.2,
+                "\(String(describing: hit.planeId)) \(top.distanceOutsideBoundary(hit.position_W))")
+        guard case let .failed(why) = TapPointChecker().check(hit, ray: ray, pixel: px, frame: frame, raycast: { frame.raycast(pixel: $0) }) else {
+            Issue.record("a hit on a top's level 2.4 m outside its polygon was measured"); return
+        }
+        #expect(why.contains("far past a mapped part"), "\(why)")
+        // Control: without the limit the three landmarks at the hit confirm it.
+        var unlimited = TapPointChecker()
+        unlimited.maxExtensionOffFloor_m = .infinity
+        let v = unlimited.check(hit, ray: ray, pixel: px, frame: frame) { frame.raycast(pixel: $0) }
+        guard case .confirmed = v else { Issue.record("control: \(v)"); return }
+    }
+
     @Test func anEstimatedPlaneWithNothingMappedAlongTheRayFails() throws {
         // Floor landmarks only in a 1 m strip at x ∈ [0, 1]; a plane fitted to landmarks beside the ray (as the estimated
         // plane is, over an 8° cone) answered at x = -2.5, where nothing is mapped: an extrapolation, not a measurement.
