@@ -52,8 +52,9 @@ public enum ImagePlacement: Equatable {
 ///    (within its own 3 σ, the hit surface's σ, and what an oblique surface spans over the landmark's own angle from
 ///    the ray: `agreementBearingMargin_px`), when there are at least `minLandmarks` of them, unless the hit's plane
 ///    has landmarks of its own around the hit; and no more than `maxOccluders` lie in front of it (by more than the
-///    cone's whole span, or, within `ownAngleOccluderRadius_px` of the ray, by more than their own window) — else the hit is on the wrong surface (behind mapped structure, or on a polygon that reaches
-///    too far) or on a depth edge; a hit in the margin outside its polygon needs one at its depth even with its
+///    cone's whole span, or, within `ownAngleOccluderRadius_px` of the ray, by more than their own window) — else
+///    the hit is on the wrong surface (behind mapped structure, or on a polygon that reaches too far) or on a depth
+///    edge; a hit in the margin outside its polygon needs one at its depth even with its
 ///    plane's landmarks around it (the ray can pass beside the mapped edge);
 /// 2b. **silhouettes**: no landmark that no plane holds, and that is not on the hit's own surface, lies within
 ///    `silhouetteRadius_px` of the tap well in front of the hit (`silhouetteDepthRatio`): the ray may pass the
@@ -382,6 +383,7 @@ public struct TapPointChecker: Equatable, Sendable {
         // A landmark within the cone, on the hit's surface, lies up to what the surface spans over the cone deeper or
         // nearer along the ray.
         let spread = surfaceDepthSpan(hit, overAngle: alpha)
+        let ownWindowOccluderAngle = atan(ownAngleOccluderRadius_px / f)
         var agreeing: [Double] = [], inFront = 0
         // Agreeing landmarks within the depth window without `spread`: at the hit's depth whatever the surface's slant.
         var agreeingAtDepth = 0
@@ -403,7 +405,7 @@ public struct TapPointChecker: Equatable, Sendable {
                 if onSurface && abs(depth - t) <= ownTol + ownSpread {
                     agreeing.append(l.std_m)
                     if abs(depth - t) <= ownTol { agreeingAtDepth += 1 }
-                } else if beta <= atan(ownAngleOccluderRadius_px / f) && depth < t - (ownTol + ownSpread) {
+                } else if beta <= ownWindowOccluderAngle && depth < t - (ownTol + ownSpread) {
                     // Inside the cone's window but in front of its own: not on the hit's surface (`ownAngleOccluderRadius_px`).
                     inFront += 1
                 }

@@ -116,3 +116,13 @@ func sessionWithAShelfSeenOnce() throws -> (session: WorldSession, gen: RoomLand
     let plane = try #require(session.planes.first { abs($0.height_m - 0.4) < 0.02 })
     return (session, gen, plane)
 }
+
+/// Landmarks spread uniformly over a horizontal patch `x` × `y` at height `z` (W, metres), each displaced by
+/// isotropic Gaussian noise of 1 cm and reported with σ 1 cm; ids from `firstId`, deterministic for `seed`.
+func levelPatch(_ x: ClosedRange<Double>, _ y: ClosedRange<Double>, z: Double, count: Int, firstId: Int, seed: UInt64) -> [Landmark] {
+    var rng = SeededRandom(seed: seed)
+    return (0..<count).map {
+        Landmark(id: firstId + $0, p_W: Vec3(rng.uniform(x.lowerBound, x.upperBound), rng.uniform(y.lowerBound, y.upperBound), z)
+                 + rng.gaussian3(0.01), std_m: 0.01)
+    }
+}

@@ -106,19 +106,10 @@ import Testing
         #expect(hit.alignment == .horizontal)
     }
 
-    /// Landmarks of a horizontal patch (σ 1 cm).
-    func patch(_ x: ClosedRange<Double>, _ y: ClosedRange<Double>, z: Double, count: Int, firstId: Int, seed: UInt64) -> [Landmark] {
-        var rng = SeededRandom(seed: seed)
-        return (0..<count).map {
-            Landmark(id: firstId + $0, p_W: Vec3(rng.uniform(x.lowerBound, x.upperBound), rng.uniform(y.lowerBound, y.upperBound), z)
-                          + rng.gaussian3(0.01), std_m: 0.01)
-        }
-    }
-
     @Test func estimatedHitThatAgreesWithAPlaneSnapsOntoIt() throws {
         // Floor mapped over [0, 1]²; a small unconnected cluster of floor landmarks 1.5 m away (too few for a plane).
         let session = WorldSession()
-        let lms = patch(0...1, 0...1, z: 0, count: 80, firstId: 0, seed: 1) + patch(2.4...2.6, 0.4...0.6, z: 0, count: 10, firstId: 100, seed: 2)
+        let lms = levelPatch(0...1, 0...1, z: 0, count: 80, firstId: 0, seed: 1) + levelPatch(2.4...2.6, 0.4...0.6, z: 0, count: 10, firstId: 100, seed: 2)
         _ = session.process(frameInput(0, landmarks: lms, T_W_C: lookAt(eye: Vec3(1.5, -1.5, 1.5), target: Vec3(2.5, 0.5, 0))))
         #expect(session.planes.count == 1)
         let floor = try #require(session.planes.first)
@@ -155,8 +146,8 @@ import Testing
             var options = WorldOptions()
             options.maxInfiniteExtension_m = maxInfiniteExtension_m
             let session = WorldSession(options: options)
-            let cluster = patch(4.5...4.7, 0.4...0.6, z: 0.02, count: 10, firstId: 100, seed: 2)
-            _ = session.process(frameInput(0, landmarks: patch(0...1, 0...1, z: 0, count: 80, firstId: 0, seed: 1) + cluster,
+            let cluster = levelPatch(4.5...4.7, 0.4...0.6, z: 0.02, count: 10, firstId: 100, seed: 2)
+            _ = session.process(frameInput(0, landmarks: levelPatch(0...1, 0...1, z: 0, count: 80, firstId: 0, seed: 1) + cluster,
                                            T_W_C: lookAt(eye: Vec3(3, -1.5, 1.5), target: Vec3(4.6, 0.5, 0))))
             let floor = try #require(session.planes.first)
             #expect(session.planes.count == 1)
@@ -188,7 +179,7 @@ import Testing
                 let x = rng.uniform(2.3, 2.7), y = rng.uniform(0.35, 0.65)
                 return Landmark(id: 100 + i, p_W: Vec3(x, y, 0.35 * (x - 2.5)), std_m: std)
             }
-            _ = session.process(frameInput(0, landmarks: patch(0...1, 0...1, z: 0, count: 80, firstId: 0, seed: 1) + cluster,
+            _ = session.process(frameInput(0, landmarks: levelPatch(0...1, 0...1, z: 0, count: 80, firstId: 0, seed: 1) + cluster,
                                            T_W_C: lookAt(eye: Vec3(1.5, -1.5, 1.5), target: Vec3(2.5, 0.5, 0))))
             let floor = try #require(session.planes.first)
             let ray = WorldRay(origin_W: Vec3(1.5, -1.5, 1.5), direction_W: Vec3(2.5, 0.5, 0) - Vec3(1.5, -1.5, 1.5))
@@ -226,7 +217,7 @@ import Testing
                 Landmark(id: 500 + i, p_W: edge + rng.uniform(0, 0.6) * along + Vec3(0, 0, rng.uniform(0, 0.8)) + rng.gaussian3(0.01),
                          std_m: 0.02)
             }
-            _ = session.process(frameInput(0, landmarks: patch(0...2, -1...1, z: 0, count: 120, firstId: 0, seed: 5) + face,
+            _ = session.process(frameInput(0, landmarks: levelPatch(0...2, -1...1, z: 0, count: 120, firstId: 0, seed: 5) + face,
                                            T_W_C: lookAt(eye: eye, target: floorPoint)))
             #expect(session.planes.contains { abs($0.height_m) < 0.02 })
             let ray = WorldRay(origin_W: eye, direction_W: floorPoint - eye)
@@ -248,7 +239,7 @@ import Testing
         // crosses the table's extension first (0.5 m beyond the table), 2.5 m beyond the mapped floor, with no
         // landmarks near either hit.
         let session = WorldSession()
-        let lms = patch(-3 ... -0.5, -1...1, z: 0, count: 100, firstId: 0, seed: 3) + patch(-0.5...0.0, 0...0.5, z: 0.75, count: 40, firstId: 200, seed: 4)
+        let lms = levelPatch(-3 ... -0.5, -1...1, z: 0, count: 100, firstId: 0, seed: 3) + levelPatch(-0.5...0.0, 0...0.5, z: 0.75, count: 40, firstId: 200, seed: 4)
         _ = session.process(frameInput(0, landmarks: lms))
         let floor = try #require(session.planes.first { abs($0.height_m) < 0.02 })
         let ray = WorldRay(origin_W: Vec3(-1, 0.25, 1.5), direction_W: Vec3(2, 0.25, 0) - Vec3(-1, 0.25, 1.5))

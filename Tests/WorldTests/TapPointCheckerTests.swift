@@ -239,17 +239,10 @@ import Testing
         // top no plane held yet, were measured on table B's level 2.5–3 m outside table B's polygon, a few vague
         // landmarks of table A's edge near the hit confirming it (−23 %). Floor mapped over [0, 3]²; a top at 0.75 m
         // over [0, 0.5]²; three landmarks at the top's level 2.4 m outside it, where the ray crosses that level.
-        func level(_ x: ClosedRange<Double>, _ y: ClosedRange<Double>, z: Double, count: Int, firstId: Int, seed: UInt64) -> [Landmark] {
-            var rng = SeededRandom(seed: seed)
-            return (0..<count).map {
-                Landmark(id: firstId + $0, p_W: Vec3(rng.uniform(x.lowerBound, x.upperBound), rng.uniform(y.lowerBound, y.upperBound), z)
-                         + rng.gaussian3(0.01), std_m: 0.01)
-            }
-        }
         let eye = Vec3(1.5, -1.5, 1.5), crossing = Vec3(2.9, 0.9, 0.75)
-        let frame = WorldSession().process(frameInput(0, landmarks: level(0...3, 0...3, z: 0, count: 300, firstId: 0, seed: 1)
-            + level(0...0.5, 0...0.5, z: 0.75, count: 40, firstId: 1000, seed: 2)
-            + level(2.8...3.0, 0.8...1.0, z: 0.75, count: 3, firstId: 2000, seed: 3), T_W_C: lookAt(eye: eye, target: crossing)))
+        let frame = WorldSession().process(frameInput(0, landmarks: levelPatch(0...3, 0...3, z: 0, count: 300, firstId: 0, seed: 1)
+            + levelPatch(0...0.5, 0...0.5, z: 0.75, count: 40, firstId: 1000, seed: 2)
+            + levelPatch(2.8...3.0, 0.8...1.0, z: 0.75, count: 3, firstId: 2000, seed: 3), T_W_C: lookAt(eye: eye, target: crossing)))
         let top = try #require(frame.planes.first { $0.classification == .table })
         let px = try #require(testCamera.model.project(lookAt(eye: eye, target: crossing).inverse.act(crossing)))
         let ray = try #require(frame.ray(pixel: px))
