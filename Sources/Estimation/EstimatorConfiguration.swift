@@ -53,6 +53,8 @@ public struct StateOptions: Equatable, Sendable {
     public var timeOffset = TimeOffsetOptions()
     /// Online refinement of the camera–IMU mounting (OpenVINS' `calib_cam_extrinsics`); off by default.
     public var extrinsics = ExtrinsicOptions()
+    /// The map's scale in the state (mono map reuse).
+    public var mapScale = MapScaleOptions()
     /// Measure the IMU's white noise from its samples (`IMUNoiseEstimator`: vibration on a vehicle is often
     /// 10–30× the datasheet density) and propagate with the measured densities where they exceed the
     /// calibration's. Off: the calibration's densities as given.
@@ -115,6 +117,32 @@ public struct ExtrinsicOptions: Equatable, Sendable {
     public var priorRotationStd_rad: Double = 0.035
     /// Prior 1-σ of the calibration's lever arm, metres (per axis).
     public var priorTranslationStd_m: Double = 0.02
+
+    /// The default options.
+    public init() {}
+}
+
+/// The scale of a mono run's map in the filter state (`FilterState.mapScale`): a re-observed map point's residual
+/// gets a column for the map's log-scale, and the map's keeper scales its points by each change of the estimate, so
+/// that the map can follow a scale correction the filter learns after the map was made (the accelerometer telling
+/// the scale better once its bias has settled) instead of holding the scale it had then. The scale is about W's
+/// origin, where a run that starts at rest starts: a mono trajectory with a wrong scale is wrong by that factor about
+/// its start.
+///
+/// Stereo takes its scale from the baseline and never estimates it.
+public struct MapScaleOptions: Equatable, Sendable {
+    /// Estimate the map's scale in a mono run. On fifteen whole real-IMU V1_01 flights mono's posyaw ATE went 21.8 →
+    /// 17.8 mm on average and 41.2 → 28.7 mm on the worst (the scale 2.2 → 1.3 % short there); the simulated rooms,
+    /// whose IMU leaves the scale nothing to learn, lose up to 0.2 mm (docs/ACCURACY.md, "The map's scale in the
+    /// state").
+    public var estimateMono: Bool = true
+    /// Prior 1-σ of the map's log-scale (a relative scale error; 0.01 = 1 %): how far the map's scale may part from
+    /// the filter's once the map has begun (they are the same then). 3 % gains more on whole flights from rest (16.8
+    /// against 17.4 mm mean over thirteen) but costs 30 s windows started in flight 3.6 mm on average, where the
+    /// dynamic initialiser's scale is what the map should keep; 1 % costs them 0.7 mm.
+    public var priorStd: Double = 0.01
+    /// Random walk of the map's log-scale, 1/√s: points mapped later carry the scale of their own time.
+    public var randomWalk: Double = 0.001
 
     /// The default options.
     public init() {}

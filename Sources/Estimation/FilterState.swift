@@ -22,15 +22,16 @@ struct Clone: Equatable {
     }
 }
 
-/// The filter's mean and covariance: inertial state, the camera–IMU time offset and camera 0's mounting (each
-/// when estimated), clones, and the joint error-state covariance.
+/// The filter's mean and covariance: inertial state, the camera–IMU time offset, the map's scale and camera 0's
+/// mounting (each when estimated), the floor (once found), clones, and the joint error-state covariance.
 ///
 /// Error-state layout: `[δθ, δp, δv, δb_g, δb_a]` (15), then `δt_d` (1, only when the time offset is
-/// estimated), then `[δφ_BC, δp_BC]` (6, only when the mounting is estimated: `R_B_C = R̂_B_C · Exp(δφ_BC)`,
-/// `p_B_C = p̂_B_C + δp_BC`, in B), then `[δh, δs_x, δs_y]` (3, the floor's height and slopes, only once the floor
-/// is in the state: `addFloor`), then `[δθ_i, δp_i]` (6) per clone, oldest first (`cloneStart` is the first clone
-/// index). Orientation errors are on the right (body frame): `R = R̂ · Exp(δθ)`. `P` is stored dense and
-/// symmetric, column-major (`P[i + j·n]`).
+/// estimated), then `δσ` (1, the map's log-scale, only when estimated: the true map scale is
+/// `mapScale · exp(δσ)`), then `[δφ_BC, δp_BC]` (6, only when the mounting is estimated:
+/// `R_B_C = R̂_B_C · Exp(δφ_BC)`, `p_B_C = p̂_B_C + δp_BC`, in B), then `[δh, δs_x, δs_y]` (3, the floor's height
+/// and slopes, only once the floor is in the state: `addFloor`), then `[δθ_i, δp_i]` (6) per clone, oldest first
+/// (`cloneStart` is the first clone index). Orientation errors are on the right (body frame): `R = R̂ · Exp(δθ)`.
+/// `P` is stored dense and symmetric, column-major (`P[i + j·n]`).
 struct FilterState {
     var imu: IMUState
     /// Camera–IMU time offset `t_d`, seconds: the image stamped `t_cam` was taken at IMU time `t_cam + t_d`.
@@ -38,9 +39,16 @@ struct FilterState {
     var timeOffset_s: Double = 0
     /// Error-state index of `δt_d` (15), nil when the time offset is not estimated.
     let timeOffsetIndex: Int?
+    /// The map's scale (mono map reuse), relative to the filter's: a mono map holds the scale the filter had when it
+    /// was made; estimated, the map follows a scale the filter learns later (`MapScaleOptions`). Whoever keeps the map
+    /// scales its points about W's origin by each change of this value, so the map's points are always at the
+    /// estimated scale. 1 when not estimated.
+    var mapScale: Double = 1
+    /// Error-state index of `δσ` (after `δt_d`), nil when the map's scale is not estimated.
+    let mapScaleIndex: Int?
     /// Camera 0's mounting (pose of camera 0 in B), when estimated; nil when the calibration's is used as given.
     var T_B_C0: SE3?
-    /// Error-state index of `[δφ_BC, δp_BC]` (after `δt_d`), nil when the mounting is not estimated.
+    /// Error-state index of `[δφ_BC, δp_BC]` (after `δt_d` and `δσ`), nil when the mounting is not estimated.
     let extrinsicIndex: Int?
     /// The floor, when in the state (`floorIndex` set; meaningless otherwise): the plane
     /// `z = floorHeight_m + floorSlope · ((x, y) − floorOrigin_m)` in W, metres. The slopes (dz/dx, dz/dy) are the
@@ -61,10 +69,10 @@ struct FilterState {
     /// Covariance, `dimension × dimension`, column-major.
     private(set) var P: [Double]
 
-    /// Error-state index of the first clone: 15, plus 1 with the time offset, plus 6 with the mounting, plus 3 with
-    /// the floor.
+    /// Error-state index of the first clone: 15, plus 1 with the time offset, plus 1 with the map's scale, plus 6
+    /// with the mounting, plus 3 with the floor.
     var cloneStart: Int {
-        ErrorIndex.imu + (timeOffsetIndex == nil ? 0 : 1) + (extrinsicIndex == nil ? 0 : 6)
+        ErrorIndex.imu + (timeOffsetIndex == nil ? 0 : 1) + (mapScaleIndex == nil ? 0 : 1) + (extrinsicIndex == nil ? 0 : 6)
             + (floorIndex == nil ? 0 : Self.floorDimension)
     }
 
@@ -79,25 +87,33 @@ struct FilterState {
         precondition(diagonal.count == ErrorIndex.imu)
         self.imu = imu
         timeOffsetIndex = nil
+        mapScaleIndex = nil
         extrinsicIndex = nil
         P = [Double](repeating: 0, count: 225)
         for i in 0..<15 { P[i + i * 15] = diagonal[i] }
     }
 
     /// A state with a full 15×15 initial inertial covariance and, when given, the time offset (value in
-    /// seconds, prior variance in s²) and camera 0's mounting (`T_B_C0`, prior variances of its rotation in rad²
-    /// and of its lever arm in m², per axis) in the state, uncorrelated with the rest.
+    /// seconds, prior variance in s²), the map's scale (value, prior variance of its logarithm) and camera 0's
+    /// mounting (`T_B_C0`, prior variances of its rotation in rad² and of its lever arm in m², per axis) in the
+    /// state, uncorrelated with the rest.
     init(imu: IMUState, covariance: Mat15, timeOffset: (value_s: Double, variance: Double)? = nil,
+         mapScale: (value: Double, variance: Double)? = nil,
          extrinsic: (T_B_C0: SE3, rotationVariance: Double, translationVariance: Double)? = nil) {
         self.imu = imu
         timeOffsetIndex = timeOffset == nil ? nil : ErrorIndex.imu
-        extrinsicIndex = extrinsic == nil ? nil : ErrorIndex.imu + (timeOffset == nil ? 0 : 1)
-        let n = ErrorIndex.imu + (timeOffset == nil ? 0 : 1) + (extrinsic == nil ? 0 : 6)
+        mapScaleIndex = mapScale == nil ? nil : ErrorIndex.imu + (timeOffset == nil ? 0 : 1)
+        extrinsicIndex = extrinsic == nil ? nil : ErrorIndex.imu + (timeOffset == nil ? 0 : 1) + (mapScale == nil ? 0 : 1)
+        let n = ErrorIndex.imu + (timeOffset == nil ? 0 : 1) + (mapScale == nil ? 0 : 1) + (extrinsic == nil ? 0 : 6)
         P = [Double](repeating: 0, count: n * n)
         for i in 0..<15 { for j in 0..<15 { P[i + j * n] = covariance[i, j] } }
         if let timeOffset, let td = timeOffsetIndex {
             timeOffset_s = timeOffset.value_s
             P[td + td * n] = timeOffset.variance
+        }
+        if let mapScale, let ms = mapScaleIndex {
+            self.mapScale = mapScale.value
+            P[ms + ms * n] = mapScale.variance
         }
         if let extrinsic, let e = extrinsicIndex {
             T_B_C0 = extrinsic.T_B_C0
@@ -292,6 +308,7 @@ struct FilterState {
         imu.gyroBias_B += v(ErrorIndex.gyroBias)
         imu.accelBias_B += v(ErrorIndex.accelBias)
         if let td = timeOffsetIndex { timeOffset_s += dx[td] }
+        if let ms = mapScaleIndex { mapScale *= exp(dx[ms]) }
         if let e = extrinsicIndex, let T = T_B_C0 {
             T_B_C0 = SE3(rotation: SO3((T.rotation * SO3.exp(v(e))).quaternion), translation: T.translation + v(e + 3))
         }

@@ -43,7 +43,9 @@ public struct MapUpdateResult: Equatable, Sendable {
 /// pose directly, against the drift a sliding window accumulates.
 ///
 /// For a point `p_W` seen at normalised coordinates `z`: `p_C = R_B_Cᵀ (R_W_Bᵀ (p_W − p_W_B) − t_B_C)`,
-/// residual `z − π(p_C)`, with the Jacobians w.r.t. the inertial pose's error `[δθ (body), δp]`. Its
+/// residual `z − π(p_C)`, with the Jacobians w.r.t. the inertial pose's error `[δθ (body), δp]` and, when the map's
+/// scale is in the state (`FilterState.mapScale`: the map's points are then at the estimated scale), its log-scale
+/// error `δσ` (`∂p_W/∂δσ = p_W`: the map scales about W's origin). Its
 /// noise is the pixel noise plus the point's uncertainty projected into the image (`J_p σ² J_pᵀ`). Each
 /// observation is gated by χ² (2 dof) on its own; the survivors must be jointly compatible (χ² of their joint
 /// innovation, 2m dof), and a point whose residual needs the pose's uncertainty to be explained is not applied
@@ -82,10 +84,10 @@ struct MapPointUpdater {
     func update(state: inout FilterState, observations: [MapPointObservation], omega_B: Vec3 = .zero) -> MapUpdateResult {
         var result = MapUpdateResult()
         let n = state.dimension
-        // Error-state columns of a row: the pose [δθ, δp], δt_d and camera 0's mounting [δφ_BC, δp_BC] when
-        // they are estimated.
+        // Error-state columns of a row: the pose [δθ, δp], δt_d, camera 0's mounting [δφ_BC, δp_BC] and the map's
+        // log-scale δσ when they are estimated.
         let columns = [0, 1, 2, 3, 4, 5] + (state.timeOffsetIndex.map { [$0] } ?? [])
-            + (state.extrinsicIndex.map { e in Array(e..<(e + 6)) } ?? [])
+            + (state.extrinsicIndex.map { e in Array(e..<(e + 6)) } ?? []) + (state.mapScaleIndex.map { [$0] } ?? [])
         let k = columns.count
         let rateOfPose = [omega_B.x, omega_B.y, omega_B.z, state.imu.v_W.x, state.imu.v_W.y, state.imu.v_W.z]
         let R_W_B = state.imu.R_W_B, p_W_B = state.imu.p_W
@@ -120,6 +122,7 @@ struct MapPointUpdater {
                     h[row] += [mr.x, mr.y, mr.z, mt.x, mt.y, mt.z]
                 }
                 jp[row] = dPoint.transposed * d
+                if state.mapScaleIndex != nil { h[row].append(jp[row].dot(o.p_W)) }
             }
             let sigmaN = max(pixelNoiseStd, 1e-3) / cameras[o.camera].model.intrinsics.fx
             let v = o.std_m * o.std_m

@@ -62,6 +62,8 @@ public final class VIOEstimator {
     private var lastGoodTimeOffset_s: Double?
     /// Camera 0's mounting to continue from after a reset (when it is estimated).
     private var lastGoodMounting: SE3?
+    /// The map's scale to continue from after a reset (the map outlives the filter).
+    private var lastGoodMapScale: Double?
     private var lastOutput: EstimatorOutput?
     /// The filter has reported `.normal` since the last (re-)initialisation.
     private var normalSinceInit = false
@@ -118,6 +120,14 @@ public final class VIOEstimator {
 
     /// True once the filter is initialised (and not reset since).
     public var isInitialized: Bool { filter != nil }
+
+    /// The map's scale (`MapScaleOptions`, `FilterState.mapScale`): whoever keeps the map scales its points about W's
+    /// origin by each change of it. 1 when the scale is not estimated (stereo, or the option off); the last estimate
+    /// while the filter is reset.
+    public var mapScale: Double { filter?.mapScale ?? lastGoodMapScale ?? 1 }
+
+    /// Whether this run estimates the map's scale (mono with `MapScaleOptions.estimateMono`).
+    public var estimatesMapScale: Bool { configuration.state.mapScale.estimateMono && cameras.count == 1 }
 
     /// Adds one IMU sample (in the IMU frame S, bias and noise included). Samples not newer than the
     /// previous one, or not finite, are ignored.
@@ -224,6 +234,11 @@ public final class VIOEstimator {
             // The floor's height may wander slowly (`FloorOptions.heightRandomWalk`).
             let rw = configuration.floor.heightRandomWalk
             state.setDiagonal(f, state.covariance(f, f) + rw * rw * dt_s)
+        }
+        if let ms = state.mapScaleIndex, configuration.state.mapScale.randomWalk > 0, dt_s > 0 {
+            // The map's scale may wander slowly: points mapped later carry the scale of their own time.
+            let rw = configuration.state.mapScale.randomWalk
+            state.setDiagonal(ms, state.covariance(ms, ms) + rw * rw * dt_s)
         }
         inflateGaugeAcrossGap(&state, gap_s: gap_s)
 
@@ -373,8 +388,10 @@ public final class VIOEstimator {
             ? (lastGoodMounting ?? cameras[0].T_B_C, mountingOptions.priorRotationStd_rad * mountingOptions.priorRotationStd_rad,
                mountingOptions.priorTranslationStd_m * mountingOptions.priorTranslationStd_m)
             : nil
+        let scaleOptions = configuration.state.mapScale
         var f = FilterState(imu: s, covariance: ini.covariance,
                             timeOffset: offsetOptions.estimate ? (offset, offsetOptions.priorStd_s * offsetOptions.priorStd_s) : nil,
+                            mapScale: estimatesMapScale ? (lastGoodMapScale ?? 1, scaleOptions.priorStd * scaleOptions.priorStd) : nil,
                             extrinsic: mountingPrior)
         f.timeOffset_s = offset
         let poseTime = imuTime(ofImage: frame.t_ns, offset: offset)
@@ -403,7 +420,7 @@ public final class VIOEstimator {
                                                                        minimumBlocks: e.minimumBlocks) }
         propagator.noise = AxisNoise(imu.noise)
         lastFrameTime = nil; lastUninitializedFrame = nil; initialized_ns = nil; relocalizing = false; failedStreak = 0; lastGood = nil; lastOutput = nil
-        lastGoodTimeOffset_s = nil; lastGoodMounting = nil; lastGapFrame_ns = nil; gapBridged_s = 0; preGapPositionStd = nil
+        lastGoodTimeOffset_s = nil; lastGoodMounting = nil; lastGoodMapScale = nil; lastGapFrame_ns = nil; gapBridged_s = 0; preGapPositionStd = nil
     }
 
     // MARK: - Internals
@@ -510,6 +527,7 @@ public final class VIOEstimator {
         lastGood = state.imu
         lastGoodTimeOffset_s = state.timeOffset_s
         lastGoodMounting = state.T_B_C0
+        if state.mapScaleIndex != nil { lastGoodMapScale = state.mapScale }
         if !normalSinceInit {
             filter?.refreshFirstEstimates()
         }

@@ -97,6 +97,20 @@ final class MapReobserver {
 
     var pointCount: Int { points.count }
 
+    /// The map's scale its points are at (`VIOEstimator.mapScale`); 1 until the estimator changes it.
+    private(set) var scale: Double = 1
+
+    /// Scales the map's points (and their σ) about W's origin to the estimator's map scale `s`.
+    func follow(scale s: Double) {
+        guard s != scale, s > 0, s.isFinite else { return }
+        let factor = s / scale
+        for i in points.values.indices {
+            points.values[i].p_W *= factor
+            points.values[i].std_m *= factor
+        }
+        scale = s
+    }
+
     /// Describes the tracks that start in this frame.
     func describeNewTracks(_ features: [TrackedFeature], image: GrayImage, t_ns: TimestampNs) throws {
         let fresh = features.filter { $0.age == 1 }

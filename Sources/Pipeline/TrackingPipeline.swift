@@ -203,7 +203,10 @@ public final class TrackingPipeline {
             throw PipelineError.badInput("frontend: \(error)")
         }
         let cameras = options.stereo ? [cam0.calibration, dataset.cameras[1].calibration] : [cam0.calibration]
-        estimator = VIOEstimator(configuration: options.estimator, cameras: cameras, imu: dataset.imu.calibration)
+        var estimatorConfiguration = options.estimator
+        // The map's scale is a state only where there is a map to scale.
+        if !options.mapReuse.enabled { estimatorConfiguration.state.mapScale.estimateMono = false }
+        estimator = VIOEstimator(configuration: estimatorConfiguration, cameras: cameras, imu: dataset.imu.calibration)
         session = WorldSession(options: options.world)
         reobserver = options.mapReuse.enabled ? MapReobserver(camera: cam0.calibration, options: options.mapReuse, stereo: options.stereo) : nil
         if (worldMap != nil || options.recordWorldMap) && reobserver == nil {
@@ -340,6 +343,7 @@ public final class TrackingPipeline {
             if let reobserver {
                 try profiler.measure(.mapReuse) {
                     try reobserver.describeNewTracks(features.features, image: images.0, t_ns: left.t_ns)
+                    reobserver.follow(scale: estimator.mapScale)
                     // Points are mapped only while tracking is normal; after a sensor gap the map is what
                     // re-anchors position and heading, so it is re-observed then too.
                     let normal = estimate.trackingState == .normal

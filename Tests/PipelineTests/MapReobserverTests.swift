@@ -83,6 +83,28 @@ import Vision
         }
     }
 
+    @Test("the map follows the estimator's map scale: its points and their σ scale about W's origin, once per change")
+    func theMapFollowsTheMapScale() throws {
+        let image = Self.texture(seed: 1)
+        let r = try mapped(image: image)
+        let before = r.mapPoints
+        r.follow(scale: 1.02)
+        r.follow(scale: 1.02)   // unchanged: nothing moves again
+        r.follow(scale: 0.99)
+        #expect(r.scale == 0.99)
+        for (a, b) in zip(r.mapPoints, before) {
+            #expect((a.p_W - 0.99 * b.p_W).norm < 1e-12)
+            #expect(abs(a.std_m - 0.99 * b.std_m) < 1e-15)
+        }
+        // Seen again from the origin the scaled points still project onto the same pixels, and are matched.
+        let again = features(firstId: 100, age: 1)
+        let t: TimestampNs = 3_000_000_000
+        try r.describeNewTracks(again, image: image, t_ns: t)
+        let obs = r.observations(again, T_W_C: T_W_C, t_ns: t)
+        #expect(obs.count >= again.count * 8 / 10)
+        #expect(obs.allSatisfy { o in abs(o.p_W.z - 0.99 * 2) < 1e-9 })
+    }
+
     @Test("removed points (a revoked place's loaded map) are no longer matched; the others still are")
     func removedPointsAreNotMatched() throws {
         let image = Self.texture(seed: 1)
