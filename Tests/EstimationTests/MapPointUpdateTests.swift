@@ -288,7 +288,7 @@ import TestSupport
         imu.R_W_B = truth.rotation
         imu.p_W = truth.translation
         var covariance = Mat15()
-        for i in 0..<15 { covariance[i, i] = i < 3 ? pow(0.05 * .pi / 180, 2) : (i < 6 ? 1e-4 : 1e-4) }
+        for i in 0..<15 { covariance[i, i] = i < 3 ? pow(0.05 * .pi / 180, 2) : 1e-4 }   // 0.05°; 1 cm (and 1e-4 on the rest)
         return FilterState(imu: imu, covariance: covariance, mapScale: estimatingMapScale ? (1, 0.03 * 0.03) : nil)
     }
 
