@@ -154,6 +154,10 @@ public final class TrackingPipeline {
 
     private let tracker: FeatureTracker
     private let estimator: VIOEstimator
+    /// The map's scale as the estimator holds it (`VIOEstimator.mapScale`) and as the map reuse's points are at
+    /// (`MapReobserver.scale`; nil without map reuse), for diagnostics: the map follows the estimator at the start of
+    /// each frame's map reuse, so after a frame the map lags by that frame's updates.
+    var mapScales: (estimator: Double, map: Double?) { (estimator.mapScale, reobserver?.scale) }
     private let session: WorldSession
     private let consumers: [any FrameConsumer]
     private let writers: [StreamWriter]
