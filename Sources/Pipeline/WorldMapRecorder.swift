@@ -16,7 +16,9 @@ import WorldMap
 /// - more points: every landmark with a descriptor and a σ up to `maxPointStd_m`, from `warmup_ns` after tracking
 ///   became normal. The map reuse keeps only its most precise points (σ ≤ 3 cm, after 3 s), which leaves a map too
 ///   sparse to be recognised from another walk past the same place; these extra points serve the relocaliser
-///   (a run that loads the map hands only the points the map reuse would keep to its estimator).
+///   (a run that loads the map hands only the points the map reuse would keep to its estimator). Each keeps the map
+///   scale it was recorded at (`MapReobserver.scale`), so that the saved map has them at the scale the map reuse's
+///   points have followed to since (mono: `VIOEstimator.mapScale`).
 final class WorldMapRecorder {
     /// A keyframe whose keypoints refer to `MapReobserver` ids (track ids, or loaded points' ids): `mapId` the point
     /// the track observed when the keyframe was taken (a loaded point it re-observed, or its own), `track` its track.
@@ -35,6 +37,8 @@ final class WorldMapRecorder {
     private var firstNormal_ns: TimestampNs?
     /// Landmarks by track id, in the reported frame, with the descriptor of their track.
     private(set) var points: [Int: MapReobserver.MapPoint] = [:]
+    /// The map scale each of `points` was recorded at (`MapReobserver.scale` then), by track id.
+    private(set) var recordedScale: [Int: Double] = [:]
 
     /// Adds a normally tracked frame's landmarks (reported frame) that have a descriptor; a landmark reported again
     /// keeps its most precise position.
@@ -45,6 +49,7 @@ final class WorldMapRecorder {
             if let p = points[l.id], p.std_m <= l.std_m { points[l.id]?.lastSeen_ns = t_ns; continue }
             guard let d = reobserver.descriptor(ofTrack: l.id) else { continue }
             points[l.id] = MapReobserver.MapPoint(id: l.id, p_W: l.p_W, std_m: l.std_m, descriptor: d, lastSeen_ns: t_ns)
+            recordedScale[l.id] = reobserver.scale
         }
     }
 
@@ -53,6 +58,7 @@ final class WorldMapRecorder {
     func removeAll() {
         keyframes = []
         points = [:]
+        recordedScale = [:]
         firstNormal_ns = nil
     }
 
@@ -93,20 +99,31 @@ enum WorldMapConversion {
         WorldMap.Anchor(id: a.id, name: a.name, T_W_A: a.T_W_A, planeId: a.planeId, created_ns: a.created_ns)
     }
 
-    /// The map: `points` (the reobserver's, in the run's frame) moved into the saved frame by `T_Ws_W`, then the
-    /// recorder's other points (in the reported frame, i.e. the saved one), the loaded map's points the map reuse does
+    /// The map: `points` (the reobserver's, in the run's frame, at map scale `mapScale`) moved into the saved frame by
+    /// `T_Ws_W`, then the recorder's other points (in the reported frame, i.e. the saved one; each scaled about the run
+    /// frame's origin, as `MapReobserver.follow` scales the reobserver's, from the map scale it was recorded at to
+    /// `mapScale`), the loaded map's points the map reuse does
     /// not hold, renumbered 0, 1, …; the loaded map's keyframes (already in the saved frame; their keypoints' ids
     /// are the reobserver's minus `idBase`), then the recorded ones (in the reported frame, i.e. the saved one), each
     /// keypoint linked to the point its track observed when the keyframe was taken or, failing that, to the point its
     /// track became later (the map reuse's or the recorder's, whose ids are track ids);
     /// planes and anchors as the session has them (also in the reported frame).
-    static func map(points: [MapReobserver.MapPoint], recorded: WorldMapRecorder?, T_Ws_W: SE3,
+    static func map(points: [MapReobserver.MapPoint], mapScale: Double = 1, recorded: WorldMapRecorder?, T_Ws_W: SE3,
                     loaded: (points: [WorldMap.MapPoint], keyframes: [WorldMap.Keyframe], idBase: Int)?, session: WorldSession,
                     saved_ns: TimestampNs) -> WorldMap {
-        // The map reuse's points (moved into the saved frame), then the recorder's other points (already there).
+        // The map reuse's points (moved into the saved frame), then the recorder's other points (already there, brought
+        // to the map's scale now).
         var all = points.map { p -> MapReobserver.MapPoint in var p = p; p.p_W = T_Ws_W.act(p.p_W); return p }
         let kept = Set(points.map(\.id))
-        let extra = recorded.map { Array($0.points.values) } ?? []
+        let T_W_Ws = T_Ws_W.inverse
+        let extra = (recorded.map { Array($0.points.values) } ?? []).map { p -> MapReobserver.MapPoint in
+            let k = mapScale / (recorded?.recordedScale[p.id] ?? mapScale)
+            guard k != 1, k.isFinite, k > 0 else { return p }
+            var p = p
+            p.p_W = T_Ws_W.act(k * T_W_Ws.act(p.p_W))
+            p.std_m *= k
+            return p
+        }
         all += extra.filter { !kept.contains($0.id) }.sorted { $0.id < $1.id }
         // A loaded map's points that the map reuse did not take (or dropped) stay, in the saved frame already.
         if let loaded {
