@@ -72,7 +72,8 @@ public enum ImagePlacement: Equatable {
 ///    clearly nearer than the hit (`photometric`): the map cannot contradict a ray that passes the silhouette of a
 ///    surface with no landmark on it (nor clearly farther, off a rim: `photometricFartherMinScore`); an estimated
 ///    plane's hit fails where the patch clearly prefers another depth at all, inside the hit's window or not
-///    (`estimatedPlaneImageMinScore`).
+///    (`estimatedPlaneImageMinScore`), and so does a hit in the margin outside its polygon with a surface behind it
+///    that landmarks along the ray confirm (`marginAlternativeLandmarks`: the map holds two answers there).
 ///
 /// The σ it returns is the larger of the plane's offset σ and its landmarks' typical σ (see `planeSigma`); for an
 /// estimated plane, at least the RMS distance of the landmarks along the ray to it.
@@ -128,6 +129,24 @@ public struct TapPointChecker: Equatable, Sendable {
     /// their σ, so a landmark there is a mapped surface) is behind mapped structure: the ray passes an edge or a
     /// surface the planes do not hold.
     public var maxOccluders: Int = 0
+    /// A hit in the margin outside its plane's polygon (a geometry raycast's `WorldOptions.geometryMargin_m`; the
+    /// `measure` consumer's 15 cm edge tolerance for tops) holds two answers for the pixel when, behind it, the ray
+    /// meets another surface that is there (inside its polygon, or the floor's extension) and at least this many
+    /// landmarks along the ray lie on that surface at that depth: which is right depends on where the edge truly ends,
+    /// which the polygon does not know (the hull of the landmarks can stop short of the edge or reach it). The map alone
+    /// cannot choose: on fifteen whole real-IMU flights (mono) 13 right taps had such an end, 0.5–4.3 cm outside its
+    /// polygon, and 3 wrong ones (two ends) 7–8 cm out. The images choose, with the bar they refute an estimated plane
+    /// with: the hit fails when the tapped pixel's patch clearly prefers the surface behind (`estimatedPlaneImageMinScore`,
+    /// `estimatedPlaneImageMinGap`, its best match within that surface's window), on a rim or not, unless the two
+    /// answers lie within a patch's width of each other in the second view, where a patch on the rim straddles both.
+    /// The wrong ends: a floor point seen beside table B's top met the top's margin 8 cm out at 1.63 m, floor points
+    /// along the ray at 3.4 m (arrangement 107: a 4.15 m floor length measured 3.15 m, a 5.24 m one 4.09 m; the patch
+    /// matched 0.99 on the floor, 0.80 at the hit), and a point on table A's top seen beside box A's met the box's
+    /// margin 7 cm out at 1.06 m, table A's points along the ray at 2.06–2.11 m (arrangement 113: 1.10 m measured
+    /// 0.31 m; 0.997 against −0.77). A right stereo end, table A's corner on arrangement 109, 2.73 m away with the wall
+    /// 0.3 m behind, matched the wall at 0.98 with the two answers 1.7 px apart (docs/ACCURACY.md, "Thirty-third
+    /// round"). 0 turns the test off.
+    public var marginAlternativeLandmarks: Int = 1
     /// A hit with no landmark at its depth along the ray stands when its plane has landmarks within this of it,
     /// metres: the `measure` consumer's edge tolerance (a top's landmarks thin out towards its rim by about that).
     public var supportRadius_m: Double = 0.15
@@ -244,7 +263,8 @@ public struct TapPointChecker: Equatable, Sendable {
     /// then lets through a depth the images refute. On fifteen 30 s and six whole-flight real-IMU renders, mono and
     /// stereo (docs/ACCURACY.md, "Seventeenth round"): 153 estimated-plane ends reached
     /// this check, 65 of them more than 10 % off; this rule would refuse 20, 17 of those more than 10 % off and 1 within
-    /// 5 %; the images' depth was within 5 % of the truth on 18 of the 20. `nil` turns it off.
+    /// 5 %; the images' depth was within 5 % of the truth on 18 of the 20. The same score and gap let the images
+    /// choose the surface behind a margin hit (`marginAlternativeLandmarks`). `nil` turns both off.
     public var estimatedPlaneImageMinScore: Double? = 0.95
     /// See `estimatedPlaneImageMinScore`: how much less the hit's own depth must score (normalised cross-correlation).
     public var estimatedPlaneImageMinGap: Double = 0.1
@@ -422,6 +442,13 @@ public struct TapPointChecker: Equatable, Sendable {
                                   + "mapped points along the ray lie %.2f–%.2f m away (the ray may pass beside it)",
                                   (hit.planeId ?? "?") as NSString, t, outside, near.count, lo, hi))
         }
+        // A hit in that margin with another surface behind it that the map confirms along the ray: the map holds two
+        // answers for the pixel, and the images choose as for an estimated plane (`marginAlternativeLandmarks`).
+        var behindMargin: (hit: RaycastResult, count: Int)?
+        if let outside = distanceOutsideBoundary(hit, frame: frame), outside > 0 {
+            behindMargin = confirmedSurfaceBehind(hit, ray: ray, near: near, maxAngle: alpha, frame: frame,
+                                                  tolerance: max(minDepthTolerance_m, 3 * surfaceSigma))
+        }
         // Landmarks behind a hit are no evidence against it on their own (the map holds points seen from elsewhere,
         // behind what occludes them here), but with none at its depth the hit must have its own plane's landmarks
         // around it: else it is on a polygon or an extension reaching where its surface is not.
@@ -483,7 +510,7 @@ public struct TapPointChecker: Equatable, Sendable {
             sigma = max(sigma, rms)
         }
         switch photometricDisagreement(hit, pixel: pixel, frame: frame, view: secondView ?? frame.input.stereoView, surfaceStd_m: sigma,
-                                       onRim: onEdge) {
+                                       onRim: onEdge, alternative: behindMargin.map { ($0.hit, planeSigma($0.hit, frame: frame)) }) {
         case nil:
             break
         case let .nearer(best, hitScore):
@@ -494,6 +521,14 @@ public struct TapPointChecker: Equatable, Sendable {
             return .failed(String(format: "the images place the tapped pixel at %.2f m (match %.2f in the second view), farther than the "
                                   + "hit on %@ at %.2f m (match %.2f there): the surface may end before the pixel",
                                   best.distance_m, best.score, describe(hit) as NSString, t, hitScore))
+        case let .choosesAlternative(best, hitScore):
+            let outside = distanceOutsideBoundary(hit, frame: frame) ?? 0
+            return .failed(String(format: "at a mapped edge: the hit on %@ at %.2f m lies %.2f m outside its polygon, behind it the ray "
+                                  + "meets %@ at %.2f m, which the map holds %d point%@ of along the ray, and the images place the "
+                                  + "tapped pixel at %.2f m (match %.2f in the second view, %.2f at the hit): the tap is past the edge",
+                                  (hit.planeId ?? "?") as NSString, t, outside, describe(behindMargin?.hit ?? hit) as NSString,
+                                  behindMargin?.hit.distance_m ?? 0, behindMargin?.count ?? 0,
+                                  behindMargin?.count == 1 ? "" : "s", best.distance_m, best.score, hitScore))
         case let .refutesEstimate(best, hitScore):
             return .failed(String(format: "the images place the tapped pixel at %.2f m (match %.2f in the second view), the surface "
                                   + "estimated from the landmarks beside the ray at %.2f m (match %.2f there): the tap's own patch "
@@ -510,13 +545,18 @@ public struct TapPointChecker: Equatable, Sendable {
         case farther(DepthProfile.Sample, hitScore: Double)
         /// The best match lies clearly elsewhere than an estimated plane's hit (see `estimatedPlaneImageMinScore`).
         case refutesEstimate(DepthProfile.Sample, hitScore: Double)
+        /// The best match lies clearly at the other answer the map holds for the pixel, the surface behind a margin hit
+        /// (see `marginAlternativeLandmarks`).
+        case choosesAlternative(DepthProfile.Sample, hitScore: Double)
     }
 
     /// The tapped pixel's profile along its epipolar line in the frame's second view, judged against the hit (see
     /// `photometric`); `nil` when the images agree with it or cannot say (no second view, no texture, a weak or
-    /// ambiguous match).
+    /// ambiguous match). `alternative`: the other answer the map holds for the pixel, a surface behind a margin hit
+    /// (`marginAlternativeLandmarks`), with its σ along its normal, metres.
     func photometricDisagreement(_ hit: RaycastResult, pixel: Vec2, frame: WorldFrame, view: SecondView?, surfaceStd_m: Double,
-                                 onRim: Bool = false) -> PhotometricDisagreement? {
+                                 onRim: Bool = false, alternative: (hit: RaycastResult, std_m: Double)? = nil)
+        -> PhotometricDisagreement? {
         guard let probe = photometric, let view, let image = frame.image,
               let bearing = frame.camera.model.bearing(pixel) else { return nil }
         let t = hit.distance_m
@@ -531,6 +571,21 @@ public struct TapPointChecker: Equatable, Sendable {
               let atHit = profile.sample(nearest: at) else { return nil }
         let window = max(photometricTolerance_px, (nearer - at).norm, (farther - at).norm)
         guard (atHit.pixel - at).norm <= window else { return nil }
+        // Where the map holds two answers (a margin hit and a confirmed surface behind it), the images choose the one
+        // behind by a clear preference of the tapped patch, on a rim or not, as they refute an estimated plane
+        // (`estimatedPlaneImageMinScore`): when the best match lies within that surface's window, and the two answers
+        // lie farther apart in the second view than the patch is wide (nearer, a patch on the rim straddles both).
+        if let alt = alternative, hit.target != .estimatedPlane, let minScore = estimatedPlaneImageMinScore, best.score >= minScore,
+           atHit.score <= best.score - estimatedPlaneImageMinGap {
+            let altAlong = 3 * alt.std_m / max(alt.hit.incidenceCosine, 0.17)
+            if let atAlt = projected(alt.hit.distance_m), let altNearer = projected(alt.hit.distance_m - altAlong),
+               let altFarther = projected(alt.hit.distance_m + altAlong),
+               (atAlt - at).norm > Double(2 * probe.patchRadius_px + 1),
+               (best.pixel - atAlt).norm <= max(photometricTolerance_px, (altNearer - atAlt).norm, (altFarther - atAlt).norm),
+               !profile.hasRival(to: bestIndex, margin: photometricRivalMargin, dip: 0.05) {
+                return .choosesAlternative(best, hitScore: atHit.score)
+            }
+        }
         // An estimated plane is refuted by a clear preference of the tapped patch, window or not
         // (see `estimatedPlaneImageMinScore`).
         if hit.target == .estimatedPlane, let minScore = estimatedPlaneImageMinScore, best.score >= minScore,
@@ -755,6 +810,38 @@ public struct TapPointChecker: Equatable, Sendable {
             if beyond <= max(margin, rimSpacingFactor * p.landmarkSpacing_m) && heading.dot(toRim) < 0.5 * heading.norm * beyond {
                 return (id, c.distance_m, beyond)
             }
+        }
+        return nil
+    }
+
+    /// The first surface behind `hit` along `ray` (deeper by more than `tolerance`) that is there, inside its
+    /// polygon or on the floor's extension (up to `WorldOptions.maxInfiniteExtension_m` out), with the number of
+    /// landmarks of `near` (those along the ray, within `maxAngle` radians of it) that lie on it at its depth: within 3
+    /// of their and its combined σ, and what it spans over their own angle from the ray, as for confirming a hit.
+    /// `nil` when there is none, it has fewer than `marginAlternativeLandmarks` such landmarks, or the test is off
+    /// (see `marginAlternativeLandmarks`).
+    func confirmedSurfaceBehind(_ hit: RaycastResult, ray: WorldRay, near: [(landmark: MapLandmark, angle: Double)],
+                                maxAngle: Double, frame: WorldFrame, tolerance: Double) -> (hit: RaycastResult, count: Int)? {
+        guard marginAlternativeLandmarks > 0 else { return nil }
+        let f = frame.camera.model.intrinsics.fx
+        let tracker = frame.session.planeTracker
+        for c in Raycaster.hitPlanes(ray, planes: tracker.planes, target: .existingPlaneInfinite, alignment: .any)
+        where c.distance_m > hit.distance_m + tolerance {
+            guard let id = c.planeId, id != hit.planeId, let p = tracker.plane(id: id), p.boundaryLocal.count >= 3 else { continue }
+            let outside = p.distanceOutsideBoundary(c.position_W)
+            let there = outside <= 0 || (p.classification == .floor && outside <= frame.session.options.maxInfiniteExtension_m)
+            guard there else { continue }
+            var c = c
+            if outside <= 0 { c.target = .existingPlaneGeometry }   // said "inside" in the reason
+            let sigma = planeSigma(c, frame: frame)
+            let count = near.filter { l, beta in
+                let depth = (l.p_W - ray.origin_W).dot(ray.direction_W)
+                let tol = max(minDepthTolerance_m, 3 * (l.std_m * l.std_m + sigma * sigma).squareRoot())
+                let onSurface = abs(c.normal_W.dot(l.p_W - c.position_W)) <= tol
+                let span = surfaceDepthSpan(c, overAngle: min(maxAngle, beta + agreementBearingMargin_px / f))
+                return onSurface && abs(depth - c.distance_m) <= tol + span
+            }.count
+            return count >= marginAlternativeLandmarks ? (c, count) : nil
         }
         return nil
     }

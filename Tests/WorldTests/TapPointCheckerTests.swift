@@ -486,6 +486,81 @@ import Testing
         }
     }
 
+    /// A hit in the margin outside a top's polygon whose ray has only two landmarks along it, both on the floor behind
+    /// (too few for "beside a mapped edge", and the top's own landmarks near the hit): the map holds two answers for
+    /// the pixel, the top's margin and the floor its points confirm 1.4 m behind, and the images choose (V1_01
+    /// arrangement 107, mono: a floor length measured on table B's margin 8 cm outside its polygon, 3.15 m for 4.15 m,
+    /// while the tapped patch matched 0.99 on the floor and 0.80 at the hit). The tap is on the rim (the map meets a
+    /// farther surface 8 px away), where a match behind the hit says nothing on its own (`photometricFartherMinScore`).
+    /// Controls: the images seeing a top where the margin is, the test off, and no floor point along the ray.
+    @Test func aHitInTheMarginWithAConfirmedSurfaceBehindIsJudgedByTheImages() throws {
+        let pose = lookAt(eye: Vec3(1.1, -1.0, 2.0), target: Vec3(1.1, 0.5, 0.75))
+        // The ray crosses the table's level 6 cm past its far edge (y = 0.4) and meets the floor at y ≈ 1.34.
+        let beside = Vec3(1.1, 0.46, Room.tableZ)
+        let d = (beside - pose.translation).normalized
+        let floorPoint = pose.translation + (pose.translation.z / -d.z) * d
+        func verdict(floorAlongRay: Bool = true, topInImages: Bool = false, checker: TapPointChecker = TapPointChecker(),
+                     inspect: (WorldFrame, RaycastResult, Vec2) throws -> Void = { _, _, _ in }) throws -> TapPointVerdict {
+            // The images: the floor and the wall, and with `topInImages` a top 40 cm across where the margin is.
+            let scene = TexturedScene(card: topInImages ? (beside, Vec3(0, 0.001, 1).normalized, 0.2) : nil)
+            let (left, view) = scene.stereoPair(testCamera.model, T_W_C: pose)
+            let session = WorldSession()
+            var gen = RoomLandmarks(seed: 1)
+            var frame: WorldFrame?
+            // No floor landmark within 0.5 m of where the ray meets the floor, but for the two placed there.
+            let placed = floorAlongRay ? [Landmark(id: 1_000_000, p_W: floorPoint + Vec3(0.01, 0, 0), std_m: 0.01),
+                                          Landmark(id: 1_000_001, p_W: floorPoint + Vec3(-0.01, 0.02, 0), std_m: 0.01)] : []
+            for i in 0..<30 {
+                let batch = gen.batch(floor: 150, table: 10, wall: 15).filter { ($0.p_W - floorPoint).norm > 0.5 }
+                var input = frameInput(i, landmarks: batch + placed, T_W_C: pose)
+                if i == 29 { input.image = left; input.stereoView = view }
+                frame = session.process(input)
+            }
+            let f = try #require(frame)
+            let px = try #require(testCamera.model.project(pose.inverse.act(beside)))
+            let ray = try #require(f.ray(pixel: px))
+            let hit = try #require(f.raycast(pixel: px, horizontalGeometryMargin_m: 0.15))
+            let table = try #require(f.planes.first { abs($0.height_m - Room.tableZ) < 0.05 })
+            #expect(hit.planeId == table.id && hit.target == .existingPlaneGeometry && !table.boundaryContains(hit.position_W))
+            try inspect(f, hit, px)
+            // On the rim: 8 px around, the map meets a surface 1 m farther.
+            return checker.check(hit, ray: ray, pixel: px, frame: f) { q in
+                guard var other = f.raycast(pixel: q, horizontalGeometryMargin_m: 0.15) else { return nil }
+                other.distance_m += 1
+                return other
+            }
+        }
+        guard case let .failed(why) = try verdict() else {
+            Issue.record("a hit in the table's margin, the floor behind it confirmed along the ray and in the images, was measured")
+            return
+        }
+        #expect(why.contains("at a mapped edge") && why.contains("holds 2 points"), "\(why)")
+        var off = TapPointChecker()
+        off.marginAlternativeLandmarks = 0
+        for (v, label) in [(try verdict(topInImages: true), "a top in the images"), (try verdict(checker: off), "test off"),
+                           (try verdict(floorAlongRay: false), "no floor point along the ray")] {
+            guard case .confirmed = v else { Issue.record("control \(label): \(v)"); continue }
+        }
+        // Where the two answers lie within a patch's width of each other in the second view, the images cannot choose
+        // (a patch on the rim straddles both): an 11 px patch, with the answers 7–11 px apart in the right image,
+        // measures the hit, though it still matches the floor at 0.95 or more.
+        var wide = TapPointChecker()
+        wide.photometric?.patchRadius_px = 5
+        let v = try verdict(checker: wide) { f, hit, px in
+            let probe = try #require(wide.photometric), view = try #require(f.input.stereoView), image = try #require(f.image)
+            let profile = try #require(probe.profile(pixel: px, image: image, camera: f.camera.model, view: view,
+                                                     nearest_m: 0.4 * hit.distance_m, farthest_m: 2.5 * hit.distance_m))
+            let best = try #require(profile.best), bearing = try #require(f.camera.model.bearing(px))
+            let floorDepth = (floorPoint - pose.translation).norm
+            #expect(best.score >= 0.95 && abs(best.distance_m - floorDepth) < 0.1 * floorDepth, "\(best)")
+            let T_C1_C0 = view.T_C0_C1.inverse
+            let a = try #require(view.camera.project(T_C1_C0.act(bearing * hit.distance_m)))
+            let b = try #require(view.camera.project(T_C1_C0.act(bearing * floorDepth)))
+            #expect((a - b).norm > 7 && (a - b).norm < 11, "the two answers lie \((a - b).norm) px apart")
+        }
+        guard case .confirmed = v else { Issue.record("control: an 11 px patch chose between two answers closer than its width: \(v)"); return }
+    }
+
     /// A cabinet's front face (x ∈ [0.5, 1.7], y = -0.4, z ∈ [0, 0.75]) seen from 0.75 m above its top: a ray that
     /// meets the face's extension above the top came down over its rim, towards the top behind it (V1_01 30 s: a
     /// cabinet top's far corner measured on the front's extension 13 cm above its mapped top, 0.08 m for 0.80 m).
