@@ -16,18 +16,24 @@ import WorldMap
                                           model: CameraModel(width: 320, height: 240, intrinsics: PinholeIntrinsics(fx: 300, fy: 300, cx: 160, cy: 120)),
                                           rate_hz: 20, T_B_C: SE3())
 
-    @Test("keypoints whose tracks are mapped after the keyframe was taken are linked to their points when the map is saved")
-    func keyframeKeypointsLinkedAtSave() throws {
-        let image = MapReobserverTests.texture(seed: 3)
+    /// A mono map reuse (no warm-up) and a recorder, after 20 tracks started at t = 0 (described, none mapped yet).
+    static func started() throws -> (probe: MapReobserverTests, reobserver: MapReobserver, recorder: WorldMapRecorder,
+                                     features: [TrackedFeature]) {
         let probe = MapReobserverTests()
         var options = MapReuseOptions()
         options.warmup_ns = 0
         let reobserver = MapReobserver(camera: Self.camera, options: options, stereo: false)
         let recorder = WorldMapRecorder()
-        // 20 tracks start at t = 0 and the keyframe is taken at once: no track has a point yet.
         let features = probe.features(firstId: 0, age: 1)
-        try reobserver.describeNewTracks(features, image: image, t_ns: 0)
+        try reobserver.describeNewTracks(features, image: MapReobserverTests.texture(seed: 3), t_ns: 0)
         recorder.add([], t_ns: 0, reobserver: reobserver)
+        return (probe, reobserver, recorder, features)
+    }
+
+    @Test("keypoints whose tracks are mapped after the keyframe was taken are linked to their points when the map is saved")
+    func keyframeKeypointsLinkedAtSave() throws {
+        // 20 tracks start at t = 0 and the keyframe is taken at once: no track has a point yet.
+        let (probe, reobserver, recorder, features) = try Self.started()
         recorder.consider(features, T_W_C: SE3(), t_ns: 0, reobserver: reobserver)
         #expect(recorder.keyframes.count == 1)
         #expect(recorder.keyframes[0].keypoints.allSatisfy { $0.mapId == nil })
@@ -58,15 +64,7 @@ import WorldMap
 
     @Test("the recorder's points are saved at the map scale the map reuse's points followed to since they were recorded")
     func recordedPointsFollowTheMapScale() throws {
-        let image = MapReobserverTests.texture(seed: 3)
-        let probe = MapReobserverTests()
-        var options = MapReuseOptions()
-        options.warmup_ns = 0
-        let reobserver = MapReobserver(camera: Self.camera, options: options, stereo: false)
-        let recorder = WorldMapRecorder()
-        let features = probe.features(firstId: 0, age: 1)
-        try reobserver.describeNewTracks(features, image: image, t_ns: 0)
-        recorder.add([], t_ns: 0, reobserver: reobserver)
+        let (probe, reobserver, recorder, features) = try Self.started()
         // Points 0–5 precise enough for the map reuse, 6–11 only for the recorder, recorded at map scale 1; then the
         // estimator's map scale becomes 1.02, and points 12–15 (the recorder's only) are recorded at it.
         var landmarks = probe.landmarks(for: Array(features[0..<12]))
