@@ -488,7 +488,7 @@ import Testing
 
     /// A hit in the margin outside a top's polygon whose ray has only two landmarks along it, both on the floor behind
     /// (too few for "beside a mapped edge", and the top's own landmarks near the hit): the map holds two answers for
-    /// the pixel, the top's margin and the floor its points confirm 1.4 m behind, and the images choose (V1_01
+    /// the pixel, the top's margin and the floor its points confirm 1.15 m behind, and the images choose (V1_01
     /// arrangement 107, mono: a floor length measured on table B's margin 8 cm outside its polygon, 3.15 m for 4.15 m,
     /// while the tapped patch matched 0.99 on the floor and 0.80 at the hit). The tap is on the rim (the map meets a
     /// farther surface 8 px away), where a match behind the hit says nothing on its own (`photometricFartherMinScore`).
