@@ -10,8 +10,9 @@ import World
 /// estimated plane, the chosen hit, the hits of rays 4, 8 and 16 px around it in 8 directions, the landmarks within
 /// 32 px of the ray (offset in px, depth, σ, height, time since last reported), and where the true point lies in the
 /// estimate's frame (the true point relative to the true camera, put at the estimated camera); with the scene, for
-/// each plane the scene surfaces its landmarks lie on and the landmarks seen through it (`SeeThroughTest`), the detector's candidates on the frame's map without the see-through check, with their
-/// witnesses, for each landmark near the ray the surface it lies on and its depth error in metres and in its σ, and
+/// each plane the scene surfaces its landmarks lie on and the landmarks seen through it (`SeeThroughTest`), the
+/// detector's candidates on the frame's map without the see-through check, with their witnesses, for each landmark
+/// near the ray the surface it lies on and its depth error in metres and in its σ, and
 /// for the whole map in view (8 m) how its σ compares with its depth errors (median and 90 % of |e|/σ: 0.67 and 1.64
 /// for an honest Gaussian σ), with its depth error against the nearest surface along each ray (`nearestDepthError`) and
 /// with its distance to the nearest scene surface (`surfaceDistance`): the first-surface depth error jumps to the surface

@@ -483,8 +483,8 @@ public final class TrackingPipeline {
     /// A run that loaded a map and never found it returns the loaded map unchanged (nothing it saw can be placed in it).
     public func worldMap() -> WorldMap {
         if let loadedMap, relocalizer?.result == nil { return loadedMap }
-        return WorldMapConversion.map(points: reobserver?.mapPoints ?? [], mapScale: reobserver?.scale ?? 1, recorded: recorder,
-                                      T_Ws_W: relocalizer?.result?.T_Ws_W ?? .identity,
+        return WorldMapConversion.map(points: reobserver?.mapPoints ?? [], mapScale: reobserver?.scale ?? 1,
+                                      recorded: recorder, T_Ws_W: relocalizer?.result?.T_Ws_W ?? .identity,
                                       loaded: loadedMap.map { ($0.points, $0.keyframes, Self.loadedIdBase) }, session: session,
                                       saved_ns: lastFrame_ns)
     }
