@@ -66,7 +66,9 @@ public enum ImagePlacement: Equatable {
 ///    its depth (it is a guess through unmapped space otherwise: a wall's extension in front of a cabinet, the floor's
 ///    under a table, a plane fitted to landmarks several degrees beside the ray); for an estimated plane with fewer
 ///    than `minLandmarks` points along the ray, one of them at the hit's depth itself, not merely inside the depth
-///    window an oblique surface opens (too few points to check the fitted plane's slant otherwise);
+///    window an oblique surface opens (too few points to check the fitted plane's slant otherwise); and a hit on the
+///    extension of a plane other than the floor fails when the most precise landmark near the ray lies clearly behind
+///    it and every landmark that confirms it fits that one's depth as well (`precisePointBehindRefutesExtension`);
 /// 4. **images**: where a second view of the scene is at hand (stereo: the right image; mono: an earlier frame the
 ///    `measure` consumer keeps), the tapped pixel's patch, matched along its epipolar line, must not place the pixel
 ///    clearly nearer than the hit (`photometric`): the map cannot contradict a ray that passes the silhouette of a
@@ -147,6 +149,20 @@ public struct TapPointChecker: Equatable, Sendable {
     /// 0.3 m behind, matched the wall at 0.98 with the two answers 1.7 px apart (docs/ACCURACY.md, "Thirty-third
     /// round"). 0 turns the test off.
     public var marginAlternativeLandmarks: Int = 1
+    /// A hit on the infinite extension of a plane other than the floor (a guess past where that top, wall or face was
+    /// mapped) fails when the most precise landmark within `ownAngleOccluderRadius_px` of the ray lies behind the hit
+    /// by more than its own window (its 3 σ with the surface's, and what the surface spans over its angle, as for
+    /// confirming), and every landmark that confirms the hit lies within 3 of their combined σ of that one's depth too.
+    /// Agreement is any-of: a vague landmark confirms whatever lies inside its wide window, so where its window takes
+    /// in the precise one's depth as well it cannot choose between the two, and the precise one says where the surface
+    /// under the tap is. Landmarks behind a hit are no evidence against it in general (seen from elsewhere, past what
+    /// occludes them here), but an extension is itself no mapped surface that could occlude them. On a whole V1_01
+    /// flight (arrangement 101, mono) a vertical plane fitted across a table leg and a box face was met on its
+    /// extension 2.68 m away, confirmed by points of σ 0.10 m and more, while a point of σ 0.046 m lay 0.28 m behind
+    /// the hit (6 σ): the wall's length measured 25 % short. Over thirty whole flights (fifteen real-IMU V1_01
+    /// arrangements, mono and stereo) it refuses that tap and no tap that measured (docs/ACCURACY.md, "Thirty-fourth
+    /// round"). The floor is left out: it runs on under everything. `false` turns the test off.
+    public var precisePointBehindRefutesExtension = true
     /// A hit with no landmark at its depth along the ray stands when its plane has landmarks within this of it,
     /// metres: the `measure` consumer's edge tolerance (a top's landmarks thin out towards its rim by about that).
     public var supportRadius_m: Double = 0.15
@@ -404,7 +420,11 @@ public struct TapPointChecker: Equatable, Sendable {
         // nearer along the ray.
         let spread = surfaceDepthSpan(hit, overAngle: alpha)
         let ownWindowOccluderAngle = atan(ownAngleOccluderRadius_px / f)
-        var agreeing: [Double] = [], inFront = 0
+        // The landmarks that confirm the hit: their depth along the ray and σ, metres.
+        var agreeing: [(depth_m: Double, std_m: Double)] = [], inFront = 0
+        // The most precise landmark within `ownAngleOccluderRadius_px` of the ray, and whether it lies behind the hit by
+        // more than its own window (`precisePointBehindRefutesExtension`).
+        var mostPrecise: (std_m: Double, depth_m: Double, behind: Bool)?
         // Agreeing landmarks within the depth window without `spread`: at the hit's depth whatever the surface's slant.
         var agreeingAtDepth = 0
         var depths: [Double] = []
@@ -421,9 +441,12 @@ public struct TapPointChecker: Equatable, Sendable {
             // A landmark at β on the hit's surface lies within what the surface spans over β, not the whole cone
             // (`agreementBearingMargin_px`).
             let ownSpread = surfaceDepthSpan(hit, overAngle: min(alpha, beta + agreementBearingMargin_px / f))
+            if beta <= ownWindowOccluderAngle, l.std_m < (mostPrecise?.std_m ?? .infinity) {
+                mostPrecise = (l.std_m, depth, depth > t + ownTol + ownSpread)
+            }
             if abs(depth - t) <= tol {
                 if onSurface && abs(depth - t) <= ownTol + ownSpread {
-                    agreeing.append(l.std_m)
+                    agreeing.append((depth, l.std_m))
                     if abs(depth - t) <= ownTol { agreeingAtDepth += 1 }
                 } else if beta <= ownWindowOccluderAngle && depth < t - (ownTol + ownSpread) {
                     // Inside the cone's window but in front of its own: not on the hit's surface (`ownAngleOccluderRadius_px`).
@@ -471,6 +494,18 @@ public struct TapPointChecker: Equatable, Sendable {
                                   + "the tap that say anything (%.0f–%.0f px from it) lie in front of it at %.2f–%.2f m (the tap may "
                                   + "be on that structure)", describe(hit) as NSString, t, around.count,
                                   around.nearest_px, around.farthest_px, around.nearestDepth_m, around.farthestDepth_m))
+        }
+        // A guessed extension whose confirming landmarks would fit the depth of the most precise one near the ray, which
+        // lies behind the hit (so every one that confirms it is vaguer): they cannot choose between the two depths, the
+        // precise one says where the surface under the tap is (`precisePointBehindRefutesExtension`).
+        if precisePointBehindRefutesExtension, hit.target == .existingPlaneInfinite, let id = hit.planeId,
+           frame.session.planeTracker.plane(id: id)?.classification != .floor,
+           let precise = mostPrecise, precise.behind, let bestAgreeing = agreeing.map(\.std_m).min(),
+           agreeing.allSatisfy({ abs($0.depth_m - precise.depth_m) <= 3 * hypot($0.std_m, precise.std_m) }) {
+            return .failed(String(format: "a precise point behind the guess: the hit on %@ at %.2f m is confirmed only by mapped points of "
+                                  + "σ %.2f m or more, which fit as well the depth of one of σ %.3f m along the ray %.2f m behind it "
+                                  + "(the surface under the tap is there)", describe(hit) as NSString, t, bestAgreeing, precise.std_m,
+                                  precise.depth_m - t))
         }
         if agreeing.isEmpty, hit.target == .existingPlaneInfinite, let id = hit.planeId {
             return .failed("nothing mapped along the ray confirms \(id)'s extension there (\(near.count) points near the ray, none at "

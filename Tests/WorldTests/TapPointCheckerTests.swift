@@ -260,6 +260,71 @@ import Testing
         guard case .confirmed = v else { Issue.record("control: \(v)"); return }
     }
 
+    /// A hit on a top's extension 0.7 m outside its polygon, confirmed only by a vague landmark (σ 12 cm) at its depth,
+    /// with a precise one (σ 1.5 cm) on the ray 0.3 m behind it, within the vague one's 3 σ: the vague one cannot choose
+    /// between the two depths, the precise one says where the surface under the tap is (V1_01 arrangement 101, mono: a
+    /// vertical plane across a table leg and a box face, met on its extension, confirmed by points of σ 0.10 m and
+    /// more, a point of σ 0.046 m 0.28 m behind it; the wall's length measured 25 % short). Controls: the test off; the
+    /// confirming landmark precise enough (σ 6 cm) to tell the two depths apart; the precise landmark at the hit
+    /// instead; the one behind vaguer than the one that confirms; a precise one in front where the occluder test allows
+    /// one; the floor's extension.
+    @Test func aGuessedExtensionWithAPreciseLandmarkBehindFails() throws {
+        let eye = Vec3(1.5, -1.5, 1.5), crossing = Vec3(1.2, 0.25, 0.75)
+        let pose = lookAt(eye: eye, target: crossing)
+        let d = (crossing - eye).normalized, t = (crossing - eye).norm
+        /// Floor over [0, 3] × [-1.5, 1] (the ray meets the floor at y = 2, off it), a top at 0.75 m over [0, 0.5]²,
+        /// and landmarks on the ray `(depth beyond the crossing, σ)`.
+        func verdict(_ onRay: [(behind_m: Double, std_m: Double)], checker: TapPointChecker = TapPointChecker())
+            throws -> TapPointVerdict {
+            let extra = onRay.enumerated().map {
+                Landmark(id: 3000 + $0.offset, p_W: eye + (t + $0.element.behind_m) * d, std_m: $0.element.std_m)
+            }
+            let frame = WorldSession().process(frameInput(0, landmarks: levelPatch(0...3, -1.5...1, z: 0, count: 250, firstId: 0, seed: 1)
+                + levelPatch(0...0.5, 0...0.5, z: 0.75, count: 40, firstId: 1000, seed: 2) + extra, T_W_C: pose))
+            let top = try #require(frame.planes.first { $0.classification != .floor && abs($0.height_m - 0.75) < 0.05 })
+            let px = try #require(testCamera.model.project(pose.inverse.act(crossing)))
+            let ray = try #require(frame.ray(pixel: px))
+            let hit = try #require(frame.session.raycast(ray, preferring: [.existingPlaneInfinite]))
+            #expect(hit.planeId == top.id && hit.target == .existingPlaneInfinite && abs(hit.distance_m - t) < 0.02,
+                    "\(String(describing: hit.planeId)) \(hit.target) \(hit.distance_m)")
+            return checker.check(hit, ray: ray, pixel: px, frame: frame) { frame.raycast(pixel: $0) }
+        }
+        guard case let .failed(why) = try verdict([(0, 0.12), (0.3, 0.015)]) else {
+            Issue.record("a top's extension confirmed by a vague point, with a precise one 0.3 m behind it, was measured"); return
+        }
+        #expect(why.contains("a precise point behind the guess"), "\(why)")
+        var off = TapPointChecker()
+        off.precisePointBehindRefutesExtension = false
+        // A point in front is the occluder test's business (`maxOccluders`), not this one's.
+        var occluderAllowed = TapPointChecker()
+        occluderAllowed.maxOccluders = 1
+        for (v, label) in [(try verdict([(0, 0.12), (0.3, 0.015)], checker: off), "test off"),
+                           (try verdict([(0, 0.06), (0.3, 0.015)]), "the confirming point tells the two depths apart"),
+                           (try verdict([(0, 0.12), (0, 0.015)]), "the precise point at the hit"),
+                           (try verdict([(0, 0.015), (0.5, 0.04)]), "the point behind vaguer than the one that confirms"),
+                           (try verdict([(0, 0.12), (-0.3, 0.015)], checker: occluderAllowed), "a precise point in front, one allowed")] {
+            guard case .confirmed = v else { Issue.record("control \(label): \(v)"); continue }
+        }
+        // The floor's extension (it runs on under everything) with the same two landmarks: the floor strip at x ∈ [0, 1]
+        // met at x = 1.6, a vague landmark at the hit and a precise one 0.3 m beyond it along the ray (under the floor).
+        let strip = try Self.floorStripFrame()
+        let far = Vec3(1.6, -0.6, 0)
+        let px = try #require(testCamera.model.project(defaultPose.inverse.act(far)))
+        let ray0 = try #require(strip.ray(pixel: px))
+        let t0 = try #require(strip.raycast(pixel: px)).distance_m
+        let session = WorldSession()
+        var gen = RoomLandmarks(seed: 5)
+        var frame: WorldFrame?
+        let floorExtra = [Landmark(id: 100_000, p_W: ray0.point(at: t0), std_m: 0.12),
+                          Landmark(id: 100_001, p_W: ray0.point(at: t0 + 0.3), std_m: 0.015)]
+        for i in 0..<30 { frame = session.process(frameInput(i, landmarks: gen.floorStrip(x: 0...1, count: 30) + floorExtra)) }
+        let f = try #require(frame)
+        let hit = try #require(f.raycast(pixel: px)), ray = try #require(f.ray(pixel: px))
+        #expect(hit.target == .existingPlaneInfinite && f.planes.first { $0.id == hit.planeId }?.classification == .floor)
+        let v = TapPointChecker().check(hit, ray: ray, pixel: px, frame: f) { f.raycast(pixel: $0) }
+        guard case .confirmed = v else { Issue.record("control the floor's extension: \(v)"); return }
+    }
+
     @Test func anEstimatedPlaneWithNothingMappedAlongTheRayFails() throws {
         // Floor landmarks only in a 1 m strip at x ∈ [0, 1]; a plane fitted to landmarks beside the ray (as the estimated
         // plane is, over an 8° cone) answered at x = -2.5, where nothing is mapped: an extrapolation, not a measurement.
