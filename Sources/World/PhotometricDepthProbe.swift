@@ -50,15 +50,20 @@ public struct DepthProfile: Equatable, Sendable {
     /// of at least `dip` (a second match: a repeating texture, or a patch that fits two surfaces). Points on the peak's
     /// own shoulders, which never dip, are not rivals.
     public func hasRival(to index: Int, margin: Double, dip: Double) -> Bool {
+        !rivals(to: index, margin: margin, dip: dip).isEmpty
+    }
+
+    /// The indices of the rivals to the peak at `index` (see `hasRival`), nearest first.
+    public func rivals(to index: Int, margin: Double, dip: Double) -> [Int] {
         let peak = samples[index].score
-        for i in samples.indices where i != index && samples[i].score > peak - margin {
+        return samples.indices.filter { i in
+            guard i != index, samples[i].score > peak - margin else { return false }
             let isLocalMaximum = (i == 0 || samples[i].score >= samples[i - 1].score)
                 && (i == samples.count - 1 || samples[i].score >= samples[i + 1].score)
-            guard isLocalMaximum else { continue }
+            guard isLocalMaximum else { return false }
             let between = samples[min(i, index)...max(i, index)].map(\.score).min() ?? peak
-            if samples[i].score - between >= dip { return true }
+            return samples[i].score - between >= dip
         }
-        return false
     }
 }
 

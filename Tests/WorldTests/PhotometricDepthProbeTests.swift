@@ -13,6 +13,9 @@ struct TexturedScene {
     var card: (centre: Vec3, normal: Vec3, halfSide: Double)?
     /// The floor's height, metres (0 where the tests' maps put it; lower to show a floor farther than the map's).
     var floorHeight: Double = 0
+    /// With a period, the card's texture repeats across it (along its horizontal axis) every this many metres: a
+    /// patch of it matches at more than one depth.
+    var cardPeriod_m: Double?
 
     /// A stereo pair's right camera: 11 cm to the right of the left one (EuRoC's baseline), axes parallel.
     static let T_left_right = SE3(rotation: .identity, translation: Vec3(0.11, 0, 0))
@@ -27,7 +30,8 @@ struct TexturedScene {
                 let p = origin + d * t - c.centre
                 let u = c.normal.cross(Vec3(0, 0, 1)).normalized, v = c.normal.cross(u)
                 if t > 0, abs(p.dot(u)) <= c.halfSide, abs(p.dot(v)) <= c.halfSide {
-                    best = t; value = Self.texture(p.dot(u), p.dot(v), seed: 3)
+                    let across = cardPeriod_m.map { p.dot(u) - $0 * floor(p.dot(u) / $0) } ?? p.dot(u)
+                    best = t; value = Self.texture(across, p.dot(v), seed: 3)
                 }
             }
         }

@@ -941,6 +941,56 @@ import Testing
         }
     }
 
+    /// As above, with the card's texture repeating so that the tapped patch matches twice in the right image, both
+    /// times nearer than the hit (the card, and a rival 26 px of disparity nearer still): the two matches disagree on
+    /// where the pixel is, not on whether it is at the hit (V1_01 arrangement 107, mono: table B's far corner measured
+    /// on the wall 0.7 m behind, the patch matching 0.98 on the top and 0.95 on its near edge, 0.69 at the hit).
+    /// Controls: the option off (any rival silences the images), and the card nearer, so that its repeat lies behind
+    /// the hit.
+    @Test func rivalMatchesOnOneSideOfAHitStillPlaceThePixelThere() throws {
+        let (f0, hit0, ray0, px) = try Self.floorHit(Vec3(0.3, -0.8, 0))
+        let fx = f0.camera.model.intrinsics.fx, baseline = TexturedScene.T_left_right.translation.norm
+        // The card faces the camera (parallel to its image plane), so its texture's period is the same number of pixels
+        // across it, along the image's rows (the epipolar lines of a horizontal baseline).
+        let forward = defaultPose.rotation.act(Vec3(0, 0, 1))
+        let hitZ = hit0.distance_m * ray0.direction_W.dot(forward)
+        /// The disparity of a point `distance` along the tap's ray, pixels.
+        func disparity(_ distance: Double) -> Double { fx * baseline / (distance * ray0.direction_W.dot(forward)) }
+        /// The card at `fraction` of the hit's depth, its texture repeating every 26 px of disparity at that depth.
+        func verdict(cardAt fraction: Double, checker: TapPointChecker = TapPointChecker(),
+                     inspect: (_ peaks: [Double]) -> Void = { _ in }) throws -> TapPointVerdict {
+            let scene = TexturedScene(card: (ray0.point(at: fraction * hit0.distance_m), -forward, 0.15),
+                                      cardPeriod_m: 26 * fraction * hitZ / fx)
+            let (f, hit, ray) = try Self.stereoFloorFrame(scene, pixel: px)
+            let view = try #require(f.input.stereoView), image = try #require(f.image), probe = try #require(checker.photometric)
+            let profile = try #require(probe.profile(pixel: px, image: image, camera: f.camera.model, view: view,
+                                                     nearest_m: 0.4 * hit.distance_m, farthest_m: 2.5 * hit.distance_m))
+            let best = try #require(profile.bestIndex)
+            inspect(([best] + profile.rivals(to: best, margin: checker.photometricRivalMargin, dip: 0.05))
+                .map { disparity(profile.samples[$0].distance_m) }.sorted())
+            return checker.check(hit, ray: ray, pixel: px, frame: f) { f.raycast(pixel: $0) }
+        }
+        let v = try verdict(cardAt: 0.75) { peaks in
+            // The card and its repeat 26 px nearer; the repeat 26 px farther lies beyond the search.
+            let card = disparity(0.75 * hit0.distance_m)
+            #expect(peaks.count == 2 && abs(peaks[0] - card) < 1 && abs(peaks[1] - card - 26) < 1, "\(peaks), card \(card)")
+        }
+        guard case let .failed(why) = v else {
+            Issue.record("a tap whose patch matched twice, both nearer than the hit, was measured on the floor"); return
+        }
+        #expect(why.contains("the images place the tapped pixel at"), "\(why)")
+        var anyRival = TapPointChecker()
+        anyRival.photometricRivalsOnOneSide = false
+        for (v, label) in [(try verdict(cardAt: 0.75, checker: anyRival), "any rival silences"),
+                           (try verdict(cardAt: 0.6) { peaks in
+                               // The repeat 26 px nearer lies beyond the search, the one 26 px farther behind the hit.
+                               let hit = disparity(hit0.distance_m)
+                               #expect(peaks.count == 2 && peaks[0] < hit - 2 && peaks[1] > hit + 2, "\(peaks), hit \(hit)")
+                           }, "a rival behind the hit")] {
+            guard case .confirmed = v else { Issue.record("control \(label): \(v)"); continue }
+        }
+    }
+
     @Test func aTapWhosePatchStraddlesTheRimOfAnUnmappedSurfaceInFrontFails() throws {
         // The tapped pixel sees a card 6 mm inside its edge (under 2 px at 1.6 m): the 7 × 7 patch straddles the card
         // and what lies behind it, so its best match, on the card, scores less than a whole patch's (as a top's near
