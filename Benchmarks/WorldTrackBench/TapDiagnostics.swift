@@ -7,18 +7,18 @@ import World
 /// `WT_TAP_DIAG=label,label|all` (environment) with `worldtrack-bench --world`: what the world held around each tapped
 /// pixel when the tap was measured, on stderr: the planes (with their classification), every plane the ray crosses
 /// (geometry with the consumer's 15 cm horizontal margin, and infinite, with how far outside its polygon), the
-/// estimated plane, the chosen hit, the hits of rays 4, 8 and 16 px around it in 8 directions, the landmarks within
-/// 32 px of the ray (offset in px, depth, σ, height, time since last reported), and where the true point lies in the
-/// estimate's frame (the true point relative to the true camera, put at the estimated camera); with the scene, for
-/// each plane the scene surfaces its landmarks lie on and the landmarks seen through it (`SeeThroughTest`), the
-/// detector's candidates on the frame's map without the see-through check, with their witnesses, for each landmark
-/// near the ray the surface it lies on and its depth error in metres and in its σ, and
-/// for the whole map in view (8 m) how its σ compares with its depth errors (median and 90 % of |e|/σ: 0.67 and 1.64
-/// for an honest Gaussian σ), with its depth error against the nearest surface along each ray (`nearestDepthError`) and
-/// with its distance to the nearest scene surface (`surfaceDistance`): the first-surface depth error jumps to the surface
-/// behind wherever a landmark sits on a silhouette. `WT_TAP_DIAG_DIR=DIR` also writes `DIR/LABEL.txt`: the whole map (`L id x y z σ`), the planes
-/// (`P id alignment normal offset band boundary…`) and the rays (`R pixel origin direction truePoint`). A debugging aid
-/// (docs/ACCURACY.md, "World on real motion").
+/// estimated plane (with its normal's tilt σ), the chosen hit, the hits of rays 4, 8 and 16 px around it in 8
+/// directions, the landmarks within 32 px of the ray (offset in px, depth, σ, height, time since last reported), and
+/// where the true point lies in the estimate's frame (the true point relative to the true camera, put at the estimated
+/// camera); with the scene, for each plane the scene surfaces its landmarks lie on and the landmarks seen through it
+/// (`SeeThroughTest`), the detector's candidates on the frame's map without the see-through check, with their
+/// witnesses, for each landmark near the ray the surface it lies on and its depth error in metres and in its σ, and for
+/// the whole map in view (8 m) how its σ compares with its depth errors (median and 90 % of |e|/σ: 0.67 and 1.64 for an
+/// honest Gaussian σ), with its depth error against the nearest surface along each ray (`nearestDepthError`) and with
+/// its distance to the nearest scene surface (`surfaceDistance`): the first-surface depth error jumps to the surface
+/// behind wherever a landmark sits on a silhouette. `WT_TAP_DIAG_DIR=DIR` also writes `DIR/LABEL.txt`: the whole map
+/// (`L id x y z σ`), the planes (`P id alignment normal offset band boundary…`) and the rays (`R pixel origin direction
+/// truePoint`). A debugging aid (docs/ACCURACY.md, "World on real motion").
 enum TapDiagnostics {
     /// A landmark's depth error along the true camera's ray through it (estimated minus true depth, metres): the
     /// landmark taken into the truth with this frame's pose correspondence `T_true_est`, and the scene's first surface
@@ -112,8 +112,8 @@ enum TapDiagnostics {
                 }
             }
             if let e = frame.session.raycast(ray, target: .estimatedPlane).first {
-                s += String(format: "    estimated d=%.3f n=(%.2f %.2f %.2f) σ %.3f cos %.2f\n", e.distance_m, e.normal_W.x, e.normal_W.y,
-                            e.normal_W.z, e.surfaceStd_m, e.incidenceCosine)
+                s += String(format: "    estimated d=%.3f n=(%.2f %.2f %.2f) σ %.3f tilt σ %.1f° cos %.2f\n", e.distance_m, e.normal_W.x,
+                            e.normal_W.y, e.normal_W.z, e.surfaceStd_m, e.normalStd_rad * 180 / Double.pi, e.incidenceCosine)
             }
             if let h = frame.raycast(pixel: px, horizontalGeometryMargin_m: 0.15) {
                 s += String(format: "    chosen %@ %@ d=%.3f\n", h.target.rawValue as NSString, (h.planeId ?? "-") as NSString, h.distance_m)
