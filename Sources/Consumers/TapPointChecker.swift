@@ -505,8 +505,8 @@ public struct TapPointChecker: Equatable, Sendable {
                                   around.nearest_px, around.farthest_px, around.nearestDepth_m, around.farthestDepth_m))
         }
         // A guessed extension whose confirming landmarks would fit the depth of the most precise one near the ray, which
-        // lies behind the hit (so every one that confirms it is vaguer): they cannot choose between the two depths, the
-        // precise one says where the surface under the tap is (`precisePointBehindRefutesExtension`).
+        // lies behind the hit: they cannot choose between the two depths, the precise one says where the surface under
+        // the tap is (`precisePointBehindRefutesExtension`).
         if precisePointBehindRefutesExtension, hit.target == .existingPlaneInfinite, let id = hit.planeId,
            frame.session.planeTracker.plane(id: id)?.classification != .floor,
            let precise = mostPrecise, precise.behind, let bestAgreeing = agreeing.map(\.std_m).min(),
