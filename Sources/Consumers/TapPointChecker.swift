@@ -231,11 +231,11 @@ public struct TapPointChecker: Equatable, Sendable {
 
     /// The images' own say on the hit's depth, where there is a second view (the right image of a stereo frame,
     /// `WorldFrameInput.stereoView`, or the earlier frame `check`'s caller passes): the tapped pixel's patch is matched
-    /// along its epipolar line in it (``PhotometricDepthProbe``), from
-    /// `photometricRange.lowerBound` to `photometricRange.upperBound` times the hit's depth. A hit fails when the images
-    /// place the tapped pixel clearly **nearer** than it: the best match scores at least `photometricMinScore`, has no
-    /// rival within `photometricRivalMargin` (but on its side of the hit: `photometricRivalsOnOneSide`), lies outside
-    /// the hit's window (its 3 σ along the ray, at least
+    /// along its epipolar line in it (``PhotometricDepthProbe``), from `photometricRange.lowerBound` to
+    /// `photometricRange.upperBound` times the hit's depth. A hit fails when the images place the tapped pixel clearly
+    /// **nearer** than it: the best match scores at least `photometricMinScore`, has no rival within
+    /// `photometricRivalMargin` that could speak for the hit (a rival on the best match's side of the hit, outside its
+    /// window, cannot: `photometricRivalsOnOneSide`), lies outside the hit's window (its 3 σ along the ray, at least
     /// `photometricTolerance_px` in the second image), and the hypothesis at the hit's own depth scores at least
     /// `photometricMinGap` less. The failure this catches is a ray that passes the silhouette of a surface the map does
     /// not hold and meets what lies behind it, which no landmark contradicts. On a 30 s V1_01 render (stereo, seeds 5
