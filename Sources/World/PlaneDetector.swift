@@ -166,8 +166,10 @@ public struct PlaneDetectorOptions: Equatable, Sendable {
 ///    the others ("flat" landmarks). A top surface's edge has landmarks below only, the floor at a wall's foot
 ///    above only; a table top is 0.7 m or more above the floor seen beneath it.
 /// 1. Levels: a 1-cm histogram of flat landmark heights, smoothed with a Gaussian of the landmarks' median σ; each
-///    local peak with enough support is refined robustly (median start, then band inliers averaged with weights
-///    1/σ², three times). The band half-width is max(`minBand_m`, 2.5 × median σ).
+///    local peak with enough support is refined by a mean shift from the peak (the smoothing's Gaussian, weights
+///    1/σ², over the band), so a level keeps to its own surface when another lies inside its band; then the same
+///    at half that σ, for levels the first smoothing blurs into a stronger one's shoulder. The band half-width is
+///    max(`minBand_m`, 2.5 × median σ).
 /// 2. Walls: RANSAC on 2-D lines in x-y over the landmarks inside vertical structure or off every level (so floor
 ///    and table points never make a wall), refined by a principal-axis fit, split into connected components in
 ///    the wall's plane, each refitted on its own and needing `minWallHeight_m` of vertical extent; a refit whose
@@ -320,6 +322,14 @@ public struct PlaneDetector: Sendable {
     // MARK: Horizontal
 
     /// Heights of horizontal planes: robust peaks of the landmark height histogram.
+    ///
+    /// The histogram is smoothed at two scales: the landmarks' median σ (its peaks first, strongest first), then half
+    /// of it, whose peaks add the levels the first scale blurs into a shoulder of a stronger one. A landmark's σ is
+    /// mostly along its ray, and tops are seen from above at a slant, so their landmarks' heights scatter well under
+    /// their σ: two tops 13.5 cm apart in height whose landmarks report σ 4–5 cm make one peak and a shoulder at the
+    /// median σ and two peaks at half of it. Each peak is refined by a mean shift with its scale's Gaussian (weights
+    /// 1/σᵢ², over the band), so it keeps to its own surface's mode when another surface lies inside its band;
+    /// a level within `minPeakSeparation_m` of one already found is not added.
     /// `heightOrder`: the landmarks' indices in order of height (ties in index order), when known.
     func horizontalLevels<L: PlaneSupport>(_ pts: [L], band: Double, heightOrder: [Int]? = nil) -> [Double] {
         let medStd = Self.median(pts.map(\.std_m))
@@ -335,22 +345,23 @@ public struct PlaneDetector: Sendable {
         let nBins = Int(((zHi - zLo) / bin).rounded(.down)) + 1
         var hist = [Double](repeating: 0, count: nBins)
         for z in zs where z >= zLo && z <= zHi { hist[min(nBins - 1, Int((z - zLo) / bin))] += 1 }
-        // Gaussian smoothing with σ = the landmarks' median σ (at least one bin).
-        let sBins = max(1.0, medStd / bin)
-        let r = Int((3 * sBins).rounded(.up))
-        let kernel = (-r...r).map { exp(-0.5 * Double($0 * $0) / (sBins * sBins)) }
-        var smooth = [Double](repeating: 0, count: nBins)
-        for i in 0..<nBins {
-            var s = 0.0
-            for k in -r...r where i + k >= 0 && i + k < nBins { s += kernel[k + r] * hist[i + k] }
-            smooth[i] = s
+        // The local maxima of the histogram smoothed by a Gaussian of `sBins` bins, strongest first.
+        func peaks(smoothing sBins: Double) -> [Int] {
+            let r = Int((3 * sBins).rounded(.up))
+            let kernel = (-r...r).map { exp(-0.5 * Double($0 * $0) / (sBins * sBins)) }
+            var smooth = [Double](repeating: 0, count: nBins)
+            for i in 0..<nBins {
+                var s = 0.0
+                for k in -r...r where i + k >= 0 && i + k < nBins { s += kernel[k + r] * hist[i + k] }
+                smooth[i] = s
+            }
+            var found: [Int] = []
+            for i in 0..<nBins where smooth[i] > 0 {
+                let left = i > 0 ? smooth[i - 1] : 0, right = i + 1 < nBins ? smooth[i + 1] : 0
+                if smooth[i] >= left && smooth[i] > right { found.append(i) }
+            }
+            return found.sorted { (smooth[$0], -$0) > (smooth[$1], -$1) }
         }
-        var peaks: [Int] = []
-        for i in 0..<nBins where smooth[i] > 0 {
-            let left = i > 0 ? smooth[i - 1] : 0, right = i + 1 < nBins ? smooth[i + 1] : 0
-            if smooth[i] >= left && smooth[i] > right { peaks.append(i) }
-        }
-        peaks.sort { (smooth[$0], -$0) > (smooth[$1], -$1) }
         // Prefix sums of the raw histogram: a peak's support is checked in O(1) before any per-point work.
         var cumulative = [0.0]
         cumulative.reserveCapacity(nBins + 1)
@@ -360,22 +371,37 @@ public struct PlaneDetector: Sendable {
             order[lowerBound(sortedZ, h - band)..<lowerBound(sortedZ, h + band + 1e-12)]
         }
         var accepted: [Double] = []
-        for p in peaks {
-            let support = cumulative[min(nBins, p + halfBins + 1)] - cumulative[max(0, p - halfBins)]
-            guard support >= Double(options.minPoints) else { continue }
-            let h0 = zLo + (Double(p) + 0.5) * bin
-            if accepted.contains(where: { abs($0 - h0) < options.minPeakSeparation_m }) { continue }
-            var inliers = bandMembers(around: h0)
-            guard inliers.count >= options.minPoints else { continue }
-            var h = Self.median(inliers.map { zs[$0] })
-            for _ in 0..<3 {
-                inliers = bandMembers(around: h)
-                guard !inliers.isEmpty else { break }
-                h = weightedMean(inliers.map { pts[$0] }).z
+        // The median σ (at least one bin), then half of it (at least one bin; the second pass is skipped when it is
+        // the first scale again).
+        let wide = max(1.0, medStd / bin), narrow = max(1.0, medStd / (2 * bin))
+        for sBins in narrow < wide ? [wide, narrow] : [wide] {
+            let kernel = sBins * bin
+            for p in peaks(smoothing: sBins) {
+                let support = cumulative[min(nBins, p + halfBins + 1)] - cumulative[max(0, p - halfBins)]
+                guard support >= Double(options.minPoints) else { continue }
+                let h0 = zLo + (Double(p) + 0.5) * bin
+                if accepted.contains(where: { abs($0 - h0) < options.minPeakSeparation_m }) { continue }
+                guard bandMembers(around: h0).count >= options.minPoints else { continue }
+                // Mean shift from the peak. (A plain weighted mean of the band, three times, walked two tops' levels
+                // into one: mono, V1_01 arrangement 107, table A's level onto table B's 13.5 cm above it with a
+                // 12 cm band; table A's plane then followed a stray 17-point candidate 4 cm low.)
+                var h = h0
+                for _ in 0..<20 {
+                    var s = 0.0, w = 0.0
+                    for i in bandMembers(around: h) {
+                        let u = (zs[i] - h) / kernel
+                        let wi = exp(-0.5 * u * u) / (pts[i].std_m * pts[i].std_m)
+                        s += wi * zs[i]; w += wi
+                    }
+                    guard w > 0 else { break }
+                    let next = s / w, converged = abs(next - h) < 1e-5
+                    h = next
+                    if converged { break }
+                }
+                guard bandMembers(around: h).count >= options.minPoints else { continue }
+                if accepted.contains(where: { abs($0 - h) < options.minPeakSeparation_m }) { continue }
+                accepted.append(h)
             }
-            guard inliers.count >= options.minPoints else { continue }
-            if accepted.contains(where: { abs($0 - h) < options.minPeakSeparation_m }) { continue }
-            accepted.append(h)
         }
         return accepted
     }
