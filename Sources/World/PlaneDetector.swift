@@ -373,9 +373,10 @@ public struct PlaneDetector: Sendable {
         var accepted: [Double] = []
         // The median σ (at least one bin), then half of it (at least one bin; the second pass is skipped when it is
         // the first scale again).
-        let wide = max(1.0, medStd / bin), narrow = max(1.0, medStd / (2 * bin))
-        for sBins in narrow < wide ? [wide, narrow] : [wide] {
-            let kernel = sBins * bin
+        let firstSmoothing_bins = max(1.0, medStd / bin), secondSmoothing_bins = max(1.0, medStd / (2 * bin))
+        let smoothings = secondSmoothing_bins < firstSmoothing_bins ? [firstSmoothing_bins, secondSmoothing_bins] : [firstSmoothing_bins]
+        for sBins in smoothings {
+            let kernel_m = sBins * bin
             for p in peaks(smoothing: sBins) {
                 let support = cumulative[min(nBins, p + halfBins + 1)] - cumulative[max(0, p - halfBins)]
                 guard support >= Double(options.minPoints) else { continue }
@@ -389,7 +390,7 @@ public struct PlaneDetector: Sendable {
                 for _ in 0..<20 {
                     var s = 0.0, w = 0.0
                     for i in bandMembers(around: h) {
-                        let u = (zs[i] - h) / kernel
+                        let u = (zs[i] - h) / kernel_m
                         let wi = exp(-0.5 * u * u) / (pts[i].std_m * pts[i].std_m)
                         s += wi * zs[i]; w += wi
                     }
