@@ -61,13 +61,18 @@ public struct PlaneAnchor: Equatable, Sendable {
     public var offset_m: Double
     /// 1-σ uncertainty of `offset_m`, metres.
     public var offsetStd_m: Double
-    /// Number of landmarks supporting the plane in its latest refinement.
+    /// The most landmarks that have supported the plane at once (a detection's, or merged planes' together).
     public var pointCount: Int
     /// Half-width of the inlier band of its latest refinement, metres: planes closer than this along the normal
     /// cannot be told apart with the current landmarks.
     public var inlierBand_m: Double = 0
     /// First detection and latest update times, ns.
     public var firstSeen_ns: TimestampNs, lastUpdated_ns: TimestampNs
+    /// The plane as its largest support placed it (`PlaneTracker.refine`): landmarks culled from the map since then
+    /// keep their say through this fixed estimate, so a candidate holding only some of the plane's landmarks is
+    /// blended with it once rather than with the plane it already moved (which, pass after pass, would hand the
+    /// plane to that subset). nil for a plane restored from a saved world until the tracker refines it.
+    var fullSupport: FullSupportEstimate? = nil
 
     /// Unit normal in W (the plane frame's z axis).
     public var normal_W: Vec3 { T_W_P.rotation.act(Vec3(0, 0, 1)) }
@@ -122,6 +127,18 @@ public struct PlaneAnchor: Equatable, Sendable {
         let x = y.cross(n)
         return SO3(matrix: Mat3(columns: x, y, n))
     }
+}
+
+/// A plane's position and normal when the most landmarks held it, world, metres, with its offset's 1-σ.
+struct FullSupportEstimate: Equatable, Sendable {
+    /// A point on the plane then, W, metres.
+    var point_W: Vec3
+    /// Its unit normal then, W.
+    var normal_W: Vec3
+    /// 1-σ of its offset then, metres.
+    var offsetStd_m: Double
+    /// The plane's current estimate.
+    init(_ p: PlaneAnchor) { point_W = p.T_W_P.translation; normal_W = p.normal_W; offsetStd_m = p.offsetStd_m }
 }
 
 extension PlaneAnchor {

@@ -196,6 +196,7 @@ public struct PlaneTracker: Sendable {
         p.inlierBand_m = c.band_m
         p.boundaryLocal = PlaneGeometry2D.convexHull(outlineSupport(c, in: p).map { p.local($0) })
         p.refreshExtent()
+        p.fullSupport = FullSupportEstimate(p)
         return p
     }
 
@@ -208,16 +209,19 @@ public struct PlaneTracker: Sendable {
 
     func refine(_ p: inout PlaneAnchor, with candidate: PlaneCandidate, at t_ns: TimestampNs) {
         let c = aligned(candidate, to: p)
-        // The candidate sees every landmark the map holds on this plane; it replaces the estimate unless it
-        // has fewer points than the plane had (landmarks culled), in which case the two are count-weighted.
+        // The candidate sees every landmark the map holds on this plane; it replaces the estimate unless it has
+        // fewer points than the plane had (landmarks culled), in which case it is count-weighted with the plane as
+        // its largest support placed it (`fullSupport`), not with the plane as the last pass left it: the same subset,
+        // blended every pass with a plane it already moved, would walk the plane onto itself.
+        let support = p.fullSupport ?? FullSupportEstimate(p)
         let nc = Double(c.points.count), np = Double(max(0, p.pointCount - c.points.count))
         // Vertical planes also refine their normal (a wall first seen with a few landmarks can be several degrees
         // off); horizontal planes stay gravity-aligned.
-        let normal = p.alignment == .vertical ? (nc * c.normal_W + np * p.normal_W).normalized : p.normal_W
+        let normal = p.alignment == .vertical ? (nc * c.normal_W + np * support.normal_W).normalized : p.normal_W
         let centroid = c.points.reduce(Vec3.zero, +) / nc
         let onCandidate = centroid + (c.offset_m - c.normal_W.dot(centroid)) * c.normal_W
-        let offset = (nc * normal.dot(onCandidate) + np * normal.dot(p.T_W_P.translation)) / (nc + np)
-        let std = (nc * c.offsetStd_m + np * p.offsetStd_m) / (nc + np)
+        let offset = (nc * normal.dot(onCandidate) + np * normal.dot(support.point_W)) / (nc + np)
+        let std = (nc * c.offsetStd_m + np * support.offsetStd_m) / (nc + np)
         let oldBoundary = p.boundary
         reorient(&p, normal: normal, offset: offset)
         p.offsetStd_m = std
@@ -230,6 +234,7 @@ public struct PlaneTracker: Sendable {
         } else {
             p.boundaryLocal = PlaneGeometry2D.convexHull(oldBoundary.map { p.local($0) } + local)
         }
+        p.fullSupport = np == 0 ? FullSupportEstimate(p) : support
         p.pointCount = max(p.pointCount, c.points.count)
         p.inlierBand_m = c.band_m
         p.refreshExtent()
@@ -256,6 +261,7 @@ public struct PlaneTracker: Sendable {
         p.pointCount += q.pointCount
         p.boundaryLocal = PlaneGeometry2D.convexHull(p.boundaryLocal + q.boundary.map { p.local($0) })
         p.firstSeen_ns = min(p.firstSeen_ns, q.firstSeen_ns)
+        p.fullSupport = FullSupportEstimate(p)
         p.refreshExtent()
         p.lastUpdated_ns = t_ns
     }

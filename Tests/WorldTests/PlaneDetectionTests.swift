@@ -404,6 +404,52 @@ import Testing
         #expect(abs(moved.y) < 0.01 && abs(moved.z) < 1e-9, "anchor slid \(moved)")
     }
 
+    /// A horizontal candidate at height `h` (1-σ `std`) over the grid points 0.2 m apart with x index in `columns`
+    /// and y index 0–9 (10 points per column).
+    static func top(height h: Double, columns: Range<Int>, std: Double = 0.002) -> PlaneCandidate {
+        var points: [Vec3] = []
+        for i in columns { for j in 0..<10 { points.append(Vec3(Double(i) * 0.2, Double(j) * 0.2, h)) } }
+        return PlaneCandidate(alignment: .horizontal, normal_W: Vec3(0, 0, 1), offset_m: h, offsetStd_m: std,
+                              points: points, band_m: 0.03)
+    }
+
+    /// A plane refined by a candidate holding only some of its landmarks (the others culled from the map) is blended
+    /// with the plane as its largest support placed it, once: the same subset, applied pass after pass, must not walk
+    /// the plane onto itself (before, each pass blended it with the plane the previous pass had already moved, so after
+    /// n passes the culled landmarks' say had shrunk by (1 − subset/all)ⁿ).
+    @Test func aSubsetAppliedEveryPassMovesThePlaneOnceByItsShare() throws {
+        var tracker = PlaneTracker()
+        let camera = Vec3(1, -2, 1.6)
+        // 100 landmarks at 0.80 m; then only 30 of them are left in the map, re-estimated 4 cm higher (and less sure).
+        _ = tracker.update(with: [Self.top(height: 0.80, columns: 0..<10)], at: 0, cameraPosition_W: camera)
+        let id = try #require(tracker.planes.first).id
+        let blended = (30 * 0.84 + 70 * 0.80) / 100
+        for k in 1...30 {
+            _ = tracker.update(with: [Self.top(height: 0.84, columns: 0..<3, std: 0.004)], at: TimestampNs(k) * 100_000_000,
+                               cameraPosition_W: camera)
+            let h = try #require(tracker.plane(id: id)).height_m
+            #expect(abs(h - blended) < 1e-9, "pass \(k): the plane stands at \(h) m, the 30 left and the 70 culled at \(blended) m")
+        }
+        // The culled landmarks' σ keeps its share too.
+        let p = try #require(tracker.plane(id: id))
+        #expect(abs(p.offsetStd_m - (30 * 0.004 + 70 * 0.002) / 100) < 1e-12)
+        #expect(p.pointCount == 100)
+    }
+
+    @Test func aCandidateHoldingAllTheLandmarksStillReplacesThePlane() throws {
+        var tracker = PlaneTracker()
+        let camera = Vec3(1, -2, 1.6)
+        _ = tracker.update(with: [Self.top(height: 0.80, columns: 0..<10)], at: 0, cameraPosition_W: camera)
+        let id = try #require(tracker.planes.first).id
+        // A subset first, then all the landmarks re-estimated at 0.83 m: the plane is where they are …
+        _ = tracker.update(with: [Self.top(height: 0.84, columns: 0..<3)], at: 100_000_000, cameraPosition_W: camera)
+        _ = tracker.update(with: [Self.top(height: 0.83, columns: 0..<10)], at: 200_000_000, cameraPosition_W: camera)
+        #expect(abs(try #require(tracker.plane(id: id)).height_m - 0.83) < 1e-9)
+        // … and a later subset is blended with that estimate, not with the first one.
+        _ = tracker.update(with: [Self.top(height: 0.85, columns: 0..<5)], at: 300_000_000, cameraPosition_W: camera)
+        #expect(abs(try #require(tracker.plane(id: id)).height_m - (50 * 0.85 + 50 * 0.83) / 100) < 1e-9)
+    }
+
     @Test func planeWhoseLandmarksAreGoneIsRemoved() throws {
         // A shelf at 0.4 m seen once; the floor seen throughout.
         let shelfSeen = try sessionWithAShelfSeenOnce()
