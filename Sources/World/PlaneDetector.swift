@@ -127,6 +127,10 @@ public struct PlaneDetectorOptions: Equatable, Sendable {
     /// in depth by their σ (V1_01 seed 3, stereo: a 0.83 × 0.13 m "table" 0.18 m up along box B's front face, shown
     /// for 6.6 s); `false` keeps them (for comparisons).
     public var rejectRows: Bool = true
+    /// A horizontal surface's height is fitted as a surface plus one adjacent face (``OneSidedHeightFit``: a top's
+    /// side faces just under its rim, a wall's foot just above a floor) instead of as the mode of its landmarks'
+    /// heights alone; `false` keeps the mode (for comparisons).
+    public var oneSidedHeight: Bool = true
     /// Detect vertical (wall) planes as well.
     public var detectVertical: Bool = true
     /// A vertical face whose landmarks fall into two pieces along it, separated by a gap wider than
@@ -211,9 +215,9 @@ public struct PlaneDetector: Sendable {
             }
         }
         // In id order (the map's own order is a dictionary's), sorting ids (`radixOrder`), each landmark then copied
-        // once into the 48 bytes the pass reads (`DetectorPoint`).
+        // once into the few bytes the pass reads (`DetectorPoint`).
         let kept = landmarks.indices.filter { landmarks[$0].std_m <= options.maxLandmarkStd_m }
-        let pts = radixOrder(kept.map { landmarks[$0].id }).map { DetectorPoint(landmarks[kept[$0]]) }
+        var pts = radixOrder(kept.map { landmarks[$0].id }).map { DetectorPoint(landmarks[kept[$0]]) }
         guard pts.count >= options.minPoints else { return PlaneDetection() }
         let band = max(options.minBand_m, 2.5 * Self.median(pts.map(\.std_m)))
         // The landmarks in order of height, sorted once: the vertical-structure grid, the levels and the horizontal
@@ -228,9 +232,11 @@ public struct PlaneDetector: Sendable {
         // below it lies on vertical structure (a wall, a cabinet's side). Levels and horizontal candidates use
         // the unstacked landmarks only, so a densely mapped wall cannot make a "level" at every height.
         var isFlat = [Bool](repeating: true, count: pts.count)
-        if options.ignoreStackedLandmarks {
+        if options.ignoreStackedLandmarks || options.oneSidedHeight {
             let column = VerticalNeighbours(pts, radius: 0.15, maxDz: 0.5, heightOrder: heightOrder)
-            isFlat = column.insideVerticalStructure { max(0.05, gate(pts[$0], band)) }.map { !$0 }
+            let sides = column.structureSides { max(0.05, gate(pts[$0], band)) }
+            for i in pts.indices { pts[i].sides = sides[i] }
+            if options.ignoreStackedLandmarks { isFlat = sides.map { !$0.inside } }
         }
         let flatIndices = pts.indices.filter { isFlat[$0] }
         let flat = flatIndices.map { pts[$0] }
@@ -446,12 +452,12 @@ public struct PlaneDetector: Sendable {
                 // triangulated points) at one height: its landmarks then fill the inlier band evenly instead of
                 // concentrating on a surface (the same test as for walls, about the members' own tilted fit).
                 let surface = tiltedFit(members)
-                let (hc, sc) = surfaceHeight(members, tilted: surface)
+                let (hc, sc, modeHeight) = surfaceHeight(members, tilted: surface)
                 // Members less precise than the band resolves must concentrate more tightly (`impreciseMaxMedianGateResidual`).
                 let imprecise = Self.median(members.map(\.std_m)) > options.impreciseStdRatio * band / 2.5
                 let bound = imprecise ? (options.impreciseMaxMedianGateResidual ?? options.maxMedianGateResidual) : options.maxMedianGateResidual
                 guard !options.rejectDiffuseLevels
-                    || concentrated(members, band: band, residual: { $0.z - (surface?($0) ?? hc) }, bound: bound) else { continue }
+                    || concentrated(members, band: band, residual: { $0.z - (surface?($0) ?? modeHeight) }, bound: bound) else { continue }
                 candidates.append(PlaneCandidate(alignment: .horizontal, normal_W: Vec3(0, 0, 1), offset_m: hc,
                                                  offsetStd_m: sc, points: members.map(\.p_W), band_m: band,
                                                  landmarkIds: members.map(\.id)))
@@ -492,12 +498,13 @@ public struct PlaneDetector: Sendable {
 
     /// A weighted least-squares plane `z = a·x + b·y + c` through the landmarks, as a function giving the plane's
     /// z at a point's x-y; `nil` when degenerate or tilted more than `maxTilt_deg`.
-    func tiltedFit<L: PlaneSupport>(_ l: [L]) -> ((Vec3) -> Double)? {
+    /// `weights` multiply each landmark's 1/σ² (all 1 when nil).
+    func tiltedFit<L: PlaneSupport>(_ l: [L], weights: [Double]? = nil) -> ((Vec3) -> Double)? {
         guard l.count >= 3 else { return nil }
-        let mean = weightedMean(l)
+        let mean = weightedMean(l, weights: weights)
         var ata = Mat3.zero, atb = Vec3.zero
-        for m in l {
-            let w = 1 / (m.std_m * m.std_m)
+        for (k, m) in l.enumerated() {
+            let w = (weights?[k] ?? 1) / (m.std_m * m.std_m)
             let row = Vec3(m.p_W.x - mean.x, m.p_W.y - mean.y, 1)
             ata = ata + w * Mat3.outer(row, row)
             atb += (w * (m.p_W.z - mean.z)) * row
@@ -516,9 +523,11 @@ public struct PlaneDetector: Sendable {
     }
 
     /// The 1/σ²-weighted mean position.
-    func weightedMean<L: PlaneSupport>(_ l: [L]) -> Vec3 {
+    /// `weights` multiply each landmark's 1/σ² (all 1 when nil; the plain weighted mean when they sum to nothing).
+    func weightedMean<L: PlaneSupport>(_ l: [L], weights: [Double]? = nil) -> Vec3 {
         var s = Vec3.zero, w = 0.0
-        for m in l { let wi = 1 / (m.std_m * m.std_m); s += wi * m.p_W; w += wi }
+        for (k, m) in l.enumerated() { let wi = (weights?[k] ?? 1) / (m.std_m * m.std_m); s += wi * m.p_W; w += wi }
+        guard w > 0 || weights == nil else { return weightedMean(l) }
         return s / w
     }
 
@@ -548,16 +557,21 @@ public struct PlaneDetector: Sendable {
     /// their robust spread (1.4826 × the median absolute deviation, at least `minModeKernel_m`: 5 mm, about the
     /// scatter of well-triangulated landmarks on a surface); the surface is the tilted fit at the members' weighted
     /// centroid plus that mode, as a gravity-aligned plane.
-    func surfaceHeight<L: PlaneSupport>(_ l: [L], tilted: ((Vec3) -> Double)?) -> (Double, Double) {
+    ///
+    /// With `oneSidedHeight` the mode is then refined as a surface plus one adjacent face (``OneSidedHeightFit``), the
+    /// tilt refitted on the landmarks the fit places on the surface (so a face's rows do not tilt the fit either) and
+    /// the fit repeated once; the height is taken at the centroid of those landmarks. Returns the height, its standard
+    /// error and the mode's height (what the concentration test measures the members' spread about).
+    func surfaceHeight<L: PlaneSupport>(_ l: [L], tilted: ((Vec3) -> Double)?) -> (Double, Double, Double) {
         let (mean, std) = offsetAndStd(l) { $0.z }
-        guard l.count >= 3 else { return (mean, std) }
+        guard l.count >= 3 else { return (mean, std, mean) }
         let base = tilted ?? { _ in mean }
-        let r = l.map { $0.p_W.z - base($0.p_W) }
-        var mode = Self.median(r)
-        let kernel = max(Self.minModeKernel_m, 1.4826 * Self.median(r.map { abs($0 - mode) }))
+        let r0 = l.map { $0.p_W.z - base($0.p_W) }
+        var mode = Self.median(r0)
+        let kernel = max(Self.minModeKernel_m, 1.4826 * Self.median(r0.map { abs($0 - mode) }))
         for _ in 0..<30 {
             var s = 0.0, w = 0.0
-            for (m, ri) in zip(l, r) {
+            for (m, ri) in zip(l, r0) {
                 let u = (ri - mode) / kernel
                 let wi = exp(-0.5 * u * u) / (m.std_m * m.std_m)
                 s += wi * ri; w += wi
@@ -567,7 +581,39 @@ public struct PlaneDetector: Sendable {
             mode = next
             if converged { break }
         }
-        return (base(weightedMean(l)) + mode, std)
+        let modeHeight = base(weightedMean(l)) + mode
+        guard options.oneSidedHeight else { return (modeHeight, std, modeHeight) }
+        // The side the adjacent face lies on, where the members tell it: a top's rim and the highest rows of its faces
+        // have landmarks straight below them (the faces' lower rows), a floor's edge and a wall's foot straight above.
+        let below = l.count { $0.sides.below && !$0.sides.above }, above = l.count { $0.sides.above && !$0.sides.below }
+        let sides: [OneSidedHeightFit.Side] = below >= max(3, 2 * above) ? [.below]
+            : above >= max(3, 2 * below) ? [.above] : [.below, .above]
+        let fitter = OneSidedHeightFit(sides: sides)
+        guard var fit = fitter.fit(r0, start: mode, scatter: kernel) else {
+            return (modeHeight, std, modeHeight)
+        }
+        var surface = base
+        // The members' tilted fit leans towards a face's rows when they are many; the fit about a level plane
+        // through their mean is tried too, and the likelier kept.
+        var r = r0
+        if tilted != nil {
+            let flat = l.map { $0.p_W.z - mean }
+            if let level = fitter.fit(flat, start: modeHeight - mean, scatter: kernel),
+               level.logLikelihood > fit.logLikelihood {
+                fit = level; r = flat; surface = { _ in mean }
+            }
+        }
+        // The tilt refitted on the landmarks the fit places on the surface, and the fit repeated about it when that
+        // explains the heights better.
+        var weights = r.map { fit.surfaceResponsibility($0) }
+        if let refit = tiltedFit(l, weights: weights) {
+            let r2 = l.map { $0.p_W.z - refit($0.p_W) }
+            if let next = fitter.fit(r2, start: fit.height, scatter: kernel),
+               next.logLikelihood >= fit.logLikelihood {
+                fit = next; surface = refit; weights = r2.map { next.surfaceResponsibility($0) }
+            }
+        }
+        return (surface(weightedMean(l, weights: weights)) + fit.height, std, modeHeight)
     }
 
     /// Removes landmarks that have no neighbour within 2 × the component's mean spacing (√(hull area / n),
@@ -955,17 +1001,25 @@ protocol PlaneSupport {
     var id: Int { get }
     var p_W: Vec3 { get }
     var std_m: Double { get }
+    /// Whether other landmarks lie straight above and below it, where known (none when not looked for).
+    var sides: StructureSides { get }
+}
+
+extension PlaneSupport {
+    var sides: StructureSides { StructureSides() }
 }
 
 extension MapLandmark: PlaneSupport {}
 
-/// A landmark as the detector carries it through a pass: what it reads (``PlaneSupport``) in 48 bytes, where a map
-/// landmark is 144. A pass copies its landmarks many times (subsets, components, refits); copying map landmarks was
+/// A landmark as the detector carries it through a pass: what it reads (``PlaneSupport``: id, position, σ, and whether
+/// landmarks lie straight above and below it) in a few dozen bytes, where a map landmark is 144. A pass copies its landmarks many times (subsets, components, refits); copying map landmarks was
 /// a tenth of its instructions.
 struct DetectorPoint: PlaneSupport {
     var id: Int
     var p_W: Vec3
     var std_m: Double
+    /// Whether other landmarks lie straight above and below it (set by the detection when it looks).
+    var sides = StructureSides()
     init(_ l: MapLandmark) { id = l.id; p_W = l.p_W; std_m = l.std_m }
 }
 
@@ -1018,6 +1072,14 @@ struct VerticalNeighbours {
         return inside
     }
 
+    /// For each landmark given (by its index), whether other landmarks lie straight above it and straight below it
+    /// (`neighbourSides(_:minDz:)` with `minDz(index)`), asked cell by cell as `insideVerticalStructure` is.
+    func structureSides(minDz: (Int) -> Double) -> [StructureSides] {
+        var sides = [StructureSides](repeating: StructureSides(), count: given.count)
+        for (position, i) in given.enumerated() { sides[i] = neighbourSides(byHeight[position], minDz: minDz(i)) }
+        return sides
+    }
+
     static func key(_ p: Vec3, _ radius: Double) -> SIMD2<Int> {
         SIMD2<Int>(Int((p.x / radius).rounded(.down)), Int((p.y / radius).rounded(.down)))
     }
@@ -1026,11 +1088,17 @@ struct VerticalNeighbours {
     /// `maxDz` away vertically: `p` is inside a wall or a box side, not on a top surface's edge (landmarks below
     /// only) or on the floor at a wall's foot (landmarks above only).
     func isInsideVerticalStructure(_ p: Vec3, minDz: Double) -> Bool {
+        neighbourSides(p, minDz: minDz, stopWhenInside: true).inside
+    }
+
+    /// Whether other landmarks lie within `radius` horizontally above `p` and below it, between `minDz` and `maxDz`
+    /// away vertically. `stopWhenInside`: stop searching once both are found.
+    func neighbourSides(_ p: Vec3, minDz: Double, stopWhenInside: Bool = false) -> StructureSides {
         let k = Self.key(p, radius)
         // The height windows are searched 1 nm wider than the test, which is then applied exactly as written.
         let slack = 1e-9
         var above = false, below = false
-        return byHeight.withUnsafeBufferPointer { pts -> Bool in
+        return byHeight.withUnsafeBufferPointer { pts -> StructureSides in
             func lowerBound(_ span: Range<Int>, _ z: Double) -> Int {
                 var lo = span.lowerBound, hi = span.upperBound
                 while lo < hi { let mid = (lo + hi) >> 1; if pts[mid].z < z { lo = mid + 1 } else { hi = mid } }
@@ -1051,9 +1119,17 @@ struct VerticalNeighbours {
                 if span.isEmpty { continue }
                 if !above { above = found(span, from: p.z + minDz - slack, to: p.z + maxDz + slack) }
                 if !below { below = found(span, from: p.z - maxDz - slack, to: p.z - minDz + slack) }
-                if above && below { return true }
+                if above && below { return StructureSides(above: true, below: true) }
             } }
-            return false
+            return StructureSides(above: above, below: below)
         }
     }
+}
+
+/// Whether a landmark has others straight above it and straight below it (``VerticalNeighbours``): with both it lies
+/// inside vertical structure; with one only, on a surface's edge or a face's end (a top's rim, a face's highest row
+/// under a rim: landmarks below; the floor at a wall's foot: landmarks above).
+struct StructureSides: Equatable {
+    var above = false, below = false
+    var inside: Bool { above && below }
 }

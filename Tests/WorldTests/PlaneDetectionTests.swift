@@ -618,3 +618,58 @@ private func mapLandmark(_ id: Int, _ p: Vec3, _ s: Double) -> MapLandmark {
         #expect(walls(180).contains(where: onLeg), "control: without the limit the leg's blob is no face either")
     }
 }
+
+@Suite struct OneSidedHeightTests {
+    /// A sparsely mapped top (15 landmarks at 0.45 m, σ 3 cm, heights scattered by 4 mm) whose two side faces hold
+    /// more landmarks just under its rim (45, 3–9 cm below it, nothing above them; the faces' lower rows below them): the face's landmarks outnumber the
+    /// top's three to one, as on the V1_01 courtyards' planters and benches in stereo. The mode of the members'
+    /// heights lands between the two (the control); the one-sided fit keeps the top's.
+    @Test func aSparseTopOverADenserFaceRowKeepsItsHeight() throws {
+        var misses: [Double] = [], controls: [Double] = []
+        for seed in UInt64(1)...5 {
+            var rng = SeededRandom(seed: 100 + seed)
+            var lms: [MapLandmark] = []
+            func add(_ p: Vec3) {
+                lms.append(MapLandmark(id: lms.count, p_W: p, std_m: 0.03, weight: 1, observations: 1, firstSeen_ns: 0, lastSeen_ns: 0))
+            }
+            for _ in 0..<15 { add(Vec3(rng.uniform(0, 0.5), rng.uniform(0, 0.4), 0.45 + 0.004 * rng.gaussian())) }
+            for i in 0..<45 {
+                let along = rng.uniform(0, 0.4), z = 0.45 - rng.uniform(0.03, 0.09)
+                add(i % 2 == 0 ? Vec3(0, along, z) : Vec3(0.5, along, z))
+            }
+            // The faces' lower rows, down to the floor (inside vertical structure: no level's members).
+            for i in 0..<60 {
+                let along = rng.uniform(0, 0.4), z = rng.uniform(0.02, 0.36)
+                add(i % 2 == 0 ? Vec3(0, along, z) : Vec3(0.5, along, z))
+            }
+            func topHeight(_ oneSided: Bool) throws -> Double {
+                var options = PlaneDetectorOptions()
+                options.oneSidedHeight = oneSided
+                let top = try #require(PlaneDetector(options: options).detect(lms).first { $0.alignment == .horizontal })
+                #expect(top.landmarkIds.count >= 40, "the face's landmarks are members")
+                return top.offset_m
+            }
+            misses.append(try topHeight(true) - 0.45)
+            controls.append(try topHeight(false) - 0.45)
+        }
+        #expect(misses.allSatisfy { abs($0) < 0.006 }, "one-sided fit: \(misses)")
+        #expect(controls.allSatisfy { $0 < -0.015 }, "the mode alone: \(controls)")
+    }
+
+    /// Heights of a surface alone come out at their centre (no face is invented), and a face on either side is told.
+    @Test func theFitFindsTheSurfaceWithAFaceOnEitherSideOrNone() throws {
+        var rng = SeededRandom(seed: 7)
+        let fit = OneSidedHeightFit()
+        let alone = (0..<200).map { _ in 0.005 * rng.gaussian() }
+        let a = try #require(fit.fit(alone, start: 0.01, scatter: 0.01))
+        #expect(abs(a.height) < 0.0015 && a.faceShare < 0.15, "\(a)")
+        // A floor with the feet of walls and furniture just above it: 60 on the floor, 60 spread 2–8 cm up.
+        let floor = (0..<60).map { _ in 0.005 * rng.gaussian() } + (0..<60).map { _ in rng.uniform(0.02, 0.08) }
+        let f = try #require(fit.fit(floor, start: 0.03, scatter: 0.02))
+        #expect(abs(f.height) < 0.003 && f.side == .above, "\(f)")
+        // A top over its faces: 20 on it, 60 spread 3–9 cm under it.
+        let top = (0..<20).map { _ in 0.004 * rng.gaussian() } + (0..<60).map { _ in -rng.uniform(0.03, 0.09) }
+        let t = try #require(fit.fit(top, start: -0.04, scatter: 0.02))
+        #expect(abs(t.height) < 0.004 && t.side == .below, "\(t)")
+    }
+}

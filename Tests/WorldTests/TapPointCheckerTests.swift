@@ -485,7 +485,7 @@ import Testing
         }
         // 16 landmarks (one a frame): about 14 cm apart; the ray crosses the top's level past `rimMargin_m` but
         // within `rimSpacingFactor` spacings of the hull.
-        let (sparse, px, hit, ray, beyond, spacing) = try setUp(target: 0.28, topLandmarks: 1, topFrames: 16)
+        let (sparse, px, hit, ray, beyond, spacing) = try setUp(target: 0.27, topLandmarks: 1, topFrames: 16)
         #expect(beyond > checker.rimMargin_m && beyond < checker.rimSpacingFactor * spacing, "\(beyond) m past, spacing \(spacing) m")
         guard case let .failed(why) = checker.check(hit, ray: ray, pixel: px, frame: sparse, raycast: { sparse.raycast(pixel: $0) }) else {
             Issue.record("a tap \(beyond) m past a sparse top's hull was measured on the floor behind"); return
