@@ -101,13 +101,22 @@ struct OneSidedHeightFit {
         /// Gaussian cumulative at lattice offsets −bins…bins.
         var cumulative: [Double]
         let bins: Int
+        /// Offsets beyond 9 scatters get the tails' limits (density 0, cumulative 0 or 1; the true values are below
+        /// 10⁻¹⁸, against a stray density of at least 0.02 per metre): only the offsets within are computed.
         init(bins: Int, step: Double, scatter s: Double) {
             self.bins = bins
+            let reach = min(bins, Int((9 * s / step).rounded(.up)))
             density = (0..<(2 * bins - 1)).map { k in
-                let u = Double(k - (bins - 1)) * step / s
+                let d = k - (bins - 1)
+                guard abs(d) <= reach else { return 0 }
+                let u = Double(d) * step / s
                 return exp(-0.5 * u * u) / (s * (2 * Double.pi).squareRoot())
             }
-            cumulative = (0...(2 * bins)).map { k in 0.5 * erfc(-Double(k - bins) * step / s / 2.squareRoot()) }
+            cumulative = (0...(2 * bins)).map { k in
+                let d = k - bins
+                guard abs(d) <= reach else { return d < 0 ? 0 : 1 }
+                return 0.5 * erfc(-Double(d) * step / s / 2.squareRoot())
+            }
         }
         func gauss(_ d: Int) -> Double { density[d + bins - 1] }
         func cdf(_ d: Int) -> Double { cumulative[max(0, min(2 * bins, d + bins))] }
