@@ -84,10 +84,11 @@ struct OneSidedHeightFit {
         let startBin = min(bins - 1, max(0, Int(((start - lo) / step).rounded())))
         let maxScatter = max(minScatter, scatter)
         var best: Result?
+        var tables = TableCache(bins: bins, step: step)
         for side in sides {
             for s0 in Set([minScatter, maxScatter]).sorted() {
                 let fitted = fitSide(side, counts: counts, occupied: occupied, lo: lo, startBin: startBin, scatter: s0,
-                                     maxScatter: maxScatter)
+                                     maxScatter: maxScatter, tables: &tables)
                 if best == nil || fitted.logLikelihood > best!.logLikelihood { best = fitted }
             }
         }
@@ -101,29 +102,49 @@ struct OneSidedHeightFit {
         /// Gaussian cumulative at lattice offsets −bins…bins.
         var cumulative: [Double]
         let bins: Int
+        /// The scatter the tables are for, metres.
+        let scatter: Double
         /// Offsets beyond 9 scatters get the tails' limits (density 0, cumulative 0 or 1; the true values are below
         /// 10⁻¹⁸, against a stray density of at least 0.02 per metre): only the offsets within are computed.
         init(bins: Int, step: Double, scatter s: Double) {
             self.bins = bins
+            scatter = s
             let reach = min(bins, Int((9 * s / step).rounded(.up)))
-            density = (0..<(2 * bins - 1)).map { k in
-                let d = k - (bins - 1)
-                guard abs(d) <= reach else { return 0 }
+            // The density is even in the offset (−u squares to the same bits as u): computed once per |offset|.
+            density = [Double](repeating: 0, count: 2 * bins - 1)
+            for d in 0...min(reach, bins - 1) {
                 let u = Double(d) * step / s
-                return exp(-0.5 * u * u) / (s * (2 * Double.pi).squareRoot())
+                let g = exp(-0.5 * u * u) / (s * (2 * Double.pi).squareRoot())
+                density[bins - 1 + d] = g
+                density[bins - 1 - d] = g
             }
-            cumulative = (0...(2 * bins)).map { k in
+            cumulative = [Double](repeating: 0, count: 2 * bins + 1)
+            for k in 0...(2 * bins) {
                 let d = k - bins
-                guard abs(d) <= reach else { return d < 0 ? 0 : 1 }
-                return 0.5 * erfc(-Double(d) * step / s / 2.squareRoot())
+                cumulative[k] = abs(d) <= reach ? 0.5 * erfc(-Double(d) * step / s / 2.squareRoot()) : d < 0 ? 0 : 1
             }
         }
         func gauss(_ d: Int) -> Double { density[d + bins - 1] }
         func cdf(_ d: Int) -> Double { cumulative[max(0, min(2 * bins, d + bins))] }
     }
 
+    /// The tables of the scatters met in one `fit`: its runs from two starting scatters and for two sides, and the
+    /// expectation–maximisation steps that hold the scatter at a bound, meet the same scatters again.
+    private struct TableCache {
+        let bins: Int
+        let step: Double
+        private var tables: [Double: Tables] = [:]
+        init(bins: Int, step: Double) { self.bins = bins; self.step = step }
+        mutating func tables(scatter s: Double) -> Tables {
+            if let t = tables[s] { return t }
+            let t = Tables(bins: bins, step: step, scatter: s)
+            tables[s] = t
+            return t
+        }
+    }
+
     private func fitSide(_ side: Side, counts: [Double], occupied: [Int], lo: Double, startBin: Int,
-                         scatter s0: Double, maxScatter: Double) -> Result {
+                         scatter s0: Double, maxScatter: Double, tables cache: inout TableCache) -> Result {
         let bins = counts.count
         let span = max(step, Double(bins - 1) * step)
         let first = occupied.first!, last = occupied.last!
@@ -153,7 +174,7 @@ struct OneSidedHeightFit {
             }
             return ll
         }
-        var tables = Tables(bins: bins, step: step, scatter: s)
+        var tables = cache.tables(scatter: s)
         var ll = -Double.infinity
         for pass in 0..<4 {
             // The surface height on the lattice, for the current shares and scatter: over the whole span every second
@@ -186,7 +207,7 @@ struct OneSidedHeightFit {
                 surface = (1 - strayShare) * max(minSurfaceShare, rs / max(rs + rf, 1e-12))
                 face = (1 - strayShare) - surface
                 s = min(maxScatter, max(minScatter, (ss / max(rs, 1e-12) + step * step / 12).squareRoot()))
-                tables = Tables(bins: bins, step: step, scatter: s)
+                tables = cache.tables(scatter: s)
             }
         }
         ll = logLikelihood(j, tables)
