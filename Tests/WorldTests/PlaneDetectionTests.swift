@@ -656,6 +656,45 @@ private func mapLandmark(_ id: Int, _ p: Vec3, _ s: Double) -> MapLandmark {
         #expect(controls.allSatisfy { $0 < -0.015 }, "the mode alone: \(controls)")
     }
 
+    /// The mirror image, where the side of the face comes from the landmarks' neighbours: a sparsely mapped floor
+    /// (15 landmarks at 0, σ 3 cm, heights scattered by 4 mm) between two walls whose feet hold more landmarks just
+    /// above it (45, 3–9 cm up, nothing below them) and whose higher rows stand above those (60, 14–48 cm up: inside
+    /// vertical structure, no level's members). The feet's landmarks have landmarks straight above them, so the fit
+    /// puts the face above the floor. The control has the same floor and feet without the walls' higher rows: the
+    /// heights alone then cannot tell a floor under its walls' feet from a sparse clump at the feet's lower end under a
+    /// top, and at least one draw takes the wrong side.
+    @Test func aFloorUnderADenserRowOfWallFeetKeepsItsHeight() throws {
+        var misses: [Double] = [], controls: [Double] = [], members: [Int] = []
+        for seed in UInt64(1)...5 {
+            var rng = SeededRandom(seed: 200 + seed)
+            var floorAndFeet: [Vec3] = [], walls: [Vec3] = []
+            for _ in 0..<15 { floorAndFeet.append(Vec3(rng.uniform(0, 0.5), rng.uniform(0, 0.4), 0.004 * rng.gaussian())) }
+            for i in 0..<45 {
+                let along = rng.uniform(0, 0.4), z = rng.uniform(0.03, 0.09)
+                floorAndFeet.append(i % 2 == 0 ? Vec3(0, along, z) : Vec3(0.5, along, z))
+            }
+            for i in 0..<60 {
+                let along = rng.uniform(0, 0.4), z = rng.uniform(0.14, 0.48)
+                walls.append(i % 2 == 0 ? Vec3(0, along, z) : Vec3(0.5, along, z))
+            }
+            func floor(_ points: [Vec3]) throws -> PlaneCandidate {
+                let lms = points.enumerated().map { i, p in
+                    MapLandmark(id: i, p_W: p, std_m: 0.03, weight: 1, observations: 1, firstSeen_ns: 0, lastSeen_ns: 0)
+                }
+                return try #require(PlaneDetector().detect(lms).first { $0.alignment == .horizontal })
+            }
+            let withWalls = try floor(floorAndFeet + walls)
+            misses.append(withWalls.offset_m)
+            members.append(withWalls.landmarkIds.count)
+            controls.append(try floor(floorAndFeet).offset_m)
+        }
+        #expect(misses.allSatisfy { abs($0) < 0.006 }, "the side from the neighbours: \(misses)")
+        // A wall's landmarks may form a vertical plane that claims some of its feet; on most draws the feet stay
+        // the floor's members and outnumber its own landmarks two to one.
+        #expect(members.count { $0 >= 40 } >= 3, "the feet's landmarks are members: \(members)")
+        #expect(controls.contains { abs($0) > 0.015 }, "the heights alone: \(controls)")
+    }
+
     /// Heights of a surface alone come out at their centre (no face is invented), and a face on either side is told.
     @Test func theFitFindsTheSurfaceWithAFaceOnEitherSideOrNone() throws {
         var rng = SeededRandom(seed: 7)
