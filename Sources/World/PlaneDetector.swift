@@ -131,6 +131,14 @@ public struct PlaneDetectorOptions: Equatable, Sendable {
     /// side faces just under its rim, a wall's foot just above a floor) instead of as the mode of its landmarks'
     /// heights alone; `false` keeps the mode (for comparisons).
     public var oneSidedHeight: Bool = true
+    /// The share of a landmark's σ that the landmarks of one patch hold in common, so that a patch's height is known
+    /// no better than this times its median σ however many landmarks it has (`floorPatches`). Landmarks
+    /// triangulated in the same seconds share the filter's pose, tilt and scale of those seconds: a take-off's short
+    /// scale lifts every ground landmark of those seconds together. On the V1_01 courtyards (mono) 18 ground
+    /// landmarks seen only during the take-off (σ 3.5–8 cm, median 6 cm) lay 5–7 cm above the floor's later level,
+    /// within ±1 cm of one another, and were shown as a "table" over bare ground for about a minute
+    /// (docs/ACCURACY.md, "Fortieth round"). 0 turns the rule off.
+    public var commonErrorFraction: Double = 0.5
     /// Detect vertical (wall) planes as well.
     public var detectVertical: Bool = true
     /// A vertical face whose landmarks fall into two pieces along it, separated by a gap wider than
@@ -422,6 +430,7 @@ public struct PlaneDetector: Sendable {
     /// `heightOrder`: the landmarks' indices in order of height (ties in index order), when known.
     func horizontalCandidates<L: PlaneSupport>(_ pts: [L], levels: [Double], band: Double, heightOrder: [Int]? = nil) -> [PlaneCandidate] {
         var candidates: [PlaneCandidate] = []
+        var levelGroups: [(level: Double, candidates: [(candidate: PlaneCandidate, medianStd: Double)])] = []
         var claimed = [Bool](repeating: false, count: pts.count)
         // Sorted by height, so each level's wide band is a contiguous range (binary search).
         let order = heightOrder ?? radixOrder(pts.map { $0.p_W.z })
@@ -440,6 +449,7 @@ public struct PlaneDetector: Sendable {
             for i in inliers { claimed[i] = true }
             let comps = components(inliers.map { pts[$0] }, indices: inliers, adaptive: true) { Vec2($0.x, $0.y) }
                 .flatMap { splitByHeight($0, pts) }
+            var levelCandidates: [(candidate: PlaneCandidate, medianStd: Double)] = []
             for comp in comps {
                 let members = dropIsolated(comp.map { pts[$0] }) { Vec2($0.x, $0.y) }
                 guard members.count >= options.minPoints else { continue }
@@ -458,13 +468,53 @@ public struct PlaneDetector: Sendable {
                 let bound = imprecise ? (options.impreciseMaxMedianGateResidual ?? options.maxMedianGateResidual) : options.maxMedianGateResidual
                 guard !options.rejectDiffuseLevels
                     || concentrated(members, band: band, residual: { $0.z - (surface?($0) ?? modeHeight) }, bound: bound) else { continue }
-                candidates.append(PlaneCandidate(alignment: .horizontal, normal_W: Vec3(0, 0, 1), offset_m: hc,
-                                                 offsetStd_m: sc, points: members.map(\.p_W), band_m: band,
-                                                 landmarkIds: members.map(\.id)))
+                levelCandidates.append((PlaneCandidate(alignment: .horizontal, normal_W: Vec3(0, 0, 1), offset_m: hc,
+                                                       offsetStd_m: sc, points: members.map(\.p_W), band_m: band,
+                                                       landmarkIds: members.map(\.id)),
+                                        Self.median(members.map(\.std_m))))
             }
+            levelGroups.append((level, levelCandidates))
         }
+        candidates = floorPatches(levelGroups)
         candidates.sort { $0.points.count > $1.points.count }
         return candidates
+    }
+
+    /// The levels' candidates, the other pieces of the floor's level joined to the floor's when their landmarks cannot
+    /// tell the two heights apart. The floor's level is the lowest level, when it holds the largest candidate and
+    /// that covers at least `floorPatchMinFloorArea_m2`: nothing lies under a floor, so a piece at its height is the
+    /// floor there. A piece is at the floor's height, its largest candidate's, when the two differ by at most 3
+    /// combined standard errors, each no smaller than the error the landmarks share (`commonErrorFraction` × their
+    /// median σ). The take-off's ground landmarks by its spot (courtyards, mono: 18 of them, 5–7 cm over the floor's
+    /// level, apart from its other landmarks) then extend the floor's outline there and are not a "table" over bare
+    /// ground; the floor's height stays its own landmarks'. Other levels keep their pieces' own heights: objects at
+    /// about one height (a bench's top and a fountain's, 5 cm apart) are measured right apart and wrong together.
+    func floorPatches(_ levels: [(level: Double, candidates: [(candidate: PlaneCandidate, medianStd: Double)])]) -> [PlaneCandidate] {
+        var out = levels.flatMap { $0.candidates.map(\.candidate) }
+        guard options.commonErrorFraction > 0,
+              let lowest = levels.indices.filter({ !levels[$0].candidates.isEmpty }).min(by: { levels[$0].level < levels[$1].level }),
+              let largest = out.max(by: { $0.points.count < $1.points.count }) else { return out }
+        let floor = levels[lowest]
+        guard let main = floor.candidates.indices.max(by: { floor.candidates[$0].candidate.points.count < floor.candidates[$1].candidate.points.count }),
+              floor.candidates[main].candidate.points.count == largest.points.count,
+              PlaneGeometry2D.area(PlaneGeometry2D.convexHull(floor.candidates[main].candidate.points.map { Vec2($0.x, $0.y) }))
+                >= Self.floorPatchMinFloorArea_m2 else { return out }
+        func variance(_ e: (candidate: PlaneCandidate, medianStd: Double)) -> Double {
+            max(e.candidate.offsetStd_m * e.candidate.offsetStd_m, pow(options.commonErrorFraction * e.medianStd, 2))
+        }
+        let reference = floor.candidates[main]
+        let first = levels[..<lowest].reduce(0) { $0 + $1.candidates.count }
+        var joined = Set<Int>()
+        for k in floor.candidates.indices where k != main {
+            let e = floor.candidates[k]
+            let tolerance = max(options.minBand_m, 3 * (variance(e) + variance(reference)).squareRoot())
+            guard abs(e.candidate.offset_m - reference.candidate.offset_m) <= tolerance else { continue }
+            // The floor there: its landmarks join the floor's candidate, whose height stays its own.
+            out[first + main].points += e.candidate.points
+            out[first + main].landmarkIds += e.candidate.landmarkIds
+            joined.insert(first + k)
+        }
+        return out.indices.filter { !joined.contains($0) }.map { out[$0] }
     }
 
     /// True when the landmarks' horizontal positions do not resolve a second dimension beyond their own noise: their
@@ -541,6 +591,10 @@ public struct PlaneDetector: Sendable {
         let scatter = (v / w).squareRoot()
         return (mean, max(0.001, scatter / Double(l.count).squareRoot()))
     }
+
+    /// Smallest area of a floor whose patches `floorPatches` joins to it, m²: more than any top's (the renders'
+    /// largest, a fountain's, is 2 × 2 m), so a level of tops without a floor under them is not taken for one.
+    static let floorPatchMinFloorArea_m2 = 6.0
 
     /// Smallest kernel of the mean shift in `surfaceHeight`, metres.
     static let minModeKernel_m = 0.005
