@@ -108,6 +108,17 @@ public final class MeasureConsumer: FrameConsumer {
     /// real-IMU V1_01 renders 0.1 leaves 78 % of the mono lengths and takes those more than 10 % off from 8 to 2
     /// (docs/ACCURACY.md, "Nineteenth round").
     public var maxRelativeStd: Double = 0.25
+    /// In stereo, a hit the right image does not refute is checked again with the earlier frame a mono tap would use
+    /// as its second view (`firstEarlierView`), and fails when that view refutes it (the reason ends "(the earlier
+    /// view)"): a second look along another epipolar line, where the right image can be too close or too ambiguous to
+    /// say. On a whole V1_01 flight (arrangement 109) box C's top, never detected, had its corner 3.62 m away met on a
+    /// wall's extension at 4.37 m: in the right image the corner's best match lay 1.4 px from the hit's projection
+    /// (inside its 1.5 px window), in the earlier frame it scored 0.97 at 3.59 m against 0.64 at the hit (its height
+    /// measured 0.77 m for 0.35 m before). Over the fifteen whole real-IMU flights in stereo it refuses that tap and no
+    /// tap that measured; it also refutes an estimated plane 10 % deep whose pixel the images then place within a
+    /// centimetre, so a tap refused as too uncertain is measured (−1.8 %; docs/ACCURACY.md, "Forty-first round").
+    /// `false`: the right image alone.
+    public var earlierViewInStereo = true
     /// Taps farther than this from every frame fail, ns.
     public var maxTimeGap_ns: TimestampNs = 500_000_000
     /// The checks each tapped point must pass (and the surface σ they find).
@@ -234,8 +245,16 @@ public final class MeasureConsumer: FrameConsumer {
             let view = secondView(for: ray, from: frame)
             let refusal: String
             if var hit = frame.raycast(pixel: px, horizontalGeometryMargin_m: edgeTolerance_m) {
-                let verdict = checker.check(hit, ray: ray, pixel: px, frame: frame, secondView: view) {
+                var verdict = checker.check(hit, ray: ray, pixel: px, frame: frame, secondView: view) {
                     frame.raycast(pixel: $0, horizontalGeometryMargin_m: edgeTolerance_m)
+                }
+                // Stereo: the earlier view has its say too (`earlierViewInStereo`).
+                if case .confirmed = verdict, earlierViewInStereo, frame.input.stereoView != nil,
+                   let earlier = firstEarlierView(in: earlierViews(for: ray, from: frame)) {
+                    let second = checker.check(hit, ray: ray, pixel: px, frame: frame, secondView: secondView(earlier, of: frame)) {
+                        frame.raycast(pixel: $0, horizontalGeometryMargin_m: edgeTolerance_m)
+                    }
+                    if case let .failed(why) = second { verdict = .failed(why + " (the earlier view)") }
                 }
                 switch verdict {
                 case let .confirmed(surfaceStd_m, onEdge):

@@ -1243,6 +1243,45 @@ import Testing
         #expect(agreeing.points.map(\.target) != ["images", "images"])
     }
 
+    @Test func aStereoHitTheRightImageCannotJudgeIsJudgedInTheEarlierView() throws {
+        // Stereo, a well-mapped floor; the camera rises 0.3 m over 30 frames. Tap `a` sees, in truth, a card at 60 % of
+        // the floor hit's depth that no landmark maps, its texture repeating across it every 26 px of disparity: along
+        // the right image's (horizontal) epipolar line the tapped patch matches on the card and again behind the hit, so
+        // the right image has no say (`photometricRivalsOnOneSide`); along an earlier frame's (vertical) line the card's
+        // texture does not repeat, and that view places the pixel on the card (V1_01 arrangement 109, stereo: box C's
+        // corner, 3.62 m away, met on a wall's extension at 4.37 m; the right image's best match 1.4 px from the hit's
+        // projection, the earlier frame's 0.97 at 3.59 m). Control: `earlierViewInStereo` off, measured on the floor.
+        let pose = Self.risingPose
+        let last = pose(29)
+        let a_W = Vec3(0.7, -0.6, 0), b_W = Vec3(1.4, -0.9, 0)
+        let a = try #require(testCamera.model.project(last.inverse.act(a_W)))
+        let b = try #require(testCamera.model.project(last.inverse.act(b_W)))
+        let forward = last.rotation.act(Vec3(0, 0, 1))
+        let hitZ = (a_W - last.translation).dot(forward), fx = testCamera.model.intrinsics.fx
+        let scene = TexturedScene(card: (last.translation + (a_W - last.translation) * 0.6, -forward, 0.15),
+                                  cardPeriod_m: 26 * 0.6 * hitZ / fx)
+        func record(earlierView: Bool) throws -> MeasurementRecord {
+            let session = WorldSession()
+            var gen = RoomLandmarks(seed: 1)
+            let consumer = MeasureConsumer(taps: [MeasureTap(time: .absolute(frameInput(29, landmarks: []).t_ns), pixels: [a, b])])
+            consumer.earlierViewInStereo = earlierView
+            var records: [MeasurementRecord] = []
+            for i in 0..<30 {
+                var input = frameInput(i, landmarks: gen.batch(floor: 150, table: 10, wall: 15), T_W_C: pose(i))
+                if i >= 18 { (input.image, input.stereoView) = scene.stereoPair(testCamera.model, T_W_C: pose(i)) }
+                records += try consumer.consume(session.process(input)).compactMap { $0 as? MeasurementRecord }
+            }
+            return try #require(records.first)
+        }
+        let judged = try record(earlierView: true)
+        #expect(judged.status == "failed" && judged.reason?.hasPrefix("pixel 0") == true
+                && judged.reason?.contains("nearer than the hit") == true && judged.reason?.hasSuffix("(the earlier view)") == true,
+                "\(judged.reason ?? "measured")")
+        let rightOnly = try record(earlierView: false)
+        #expect(rightOnly.status == "ok", "\(rightOnly.reason ?? "")")
+        #expect(rightOnly.points.first?.target == "existingPlaneGeometry", "\(rightOnly.points.map(\.target))")
+    }
+
     @Test func theSameLengthFartherAwayGetsALargerSigma() throws {
         let (_, frames) = runRoom()
         let f = try #require(frames.last)
